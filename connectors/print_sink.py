@@ -24,10 +24,10 @@ DOUBLE/FLOAT as Java's ``Double.toString`` / ``Float.toString`` (``123.456``, ``
 ``2024-05-01``, TIME as ``LocalTime.toString()`` (``12:00``, ``12:00:01``, ``12:00:00.500``),
 TIMESTAMP as ``LocalDateTime.toString()`` (``2024-05-01T10:00``,
 ``2024-05-01T10:00:01``, ``2024-05-01T10:00:00.001``), TIMESTAMP_LTZ as ``Instant.toString()``
-(``2024-05-01T10:00:00Z``), BYTES as ``[1, -2, 3]``, BITMAP as ``{1,2,4294967295}``; composites as Flink's ``Row``/``List``/``Map``
-``toString()``: a ROW ``+I[1, a]``, an ARRAY ``[1, null]``, a MAP ``{k=1, j=null}`` (their values
-rendered the same way, nested; a MAP's entries in the order of the ``java.util.HashMap`` Flink
-prints, :func:`_hash_map_positions`). Formatting is vectorized per column with
+(``2024-05-01T10:00:00Z``), BYTES as ``[1, -2, 3]``, BITMAP as ``{1,2,4294967295}``; composites as
+Flink's ``Row``/``List``/``Map`` ``toString()``: a ROW ``+I[1, a]``, an ARRAY ``[1, null]``, a MAP
+``{k=1, j=null}`` (their values rendered the same way, nested; a MAP's entries in the order of the
+``java.util.HashMap`` Flink prints, :func:`_hash_map_positions`). Formatting is vectorized per column with
 Arrow kernels (bytes per value).
 """
 

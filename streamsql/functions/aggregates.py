@@ -929,8 +929,8 @@ AGGREGATE_DOCS = (
                  "ignores NULLs; NULL without a value",
                  "The set of the values (read unsigned: -1 is 4294967295) as a BITMAP, or its BIGINT "
                  "cardinality. " + _BITMAPS),
-    AggregateDoc(("BITMAP_AND_AGG", "BITMAP_AND_CARDINALITY_AGG", "BITMAP_OR_AGG", "BITMAP_OR_CARDINALITY_AGG",
-                  "BITMAP_XOR_AGG", "BITMAP_XOR_CARDINALITY_AGG"), "BITMAP",
+    AggregateDoc(("BITMAP_AND_AGG", "BITMAP_AND_CARDINALITY_AGG", "BITMAP_OR_AGG",
+                  "BITMAP_OR_CARDINALITY_AGG", "BITMAP_XOR_AGG", "BITMAP_XOR_CARDINALITY_AGG"), "BITMAP",
                  "ignores NULLs; NULL without a bitmap (an empty result is an empty bitmap)",
                  "The intersection, union or symmetric difference as a BITMAP, or its BIGINT cardinality. "
                  + _BITMAPS),

@@ -123,7 +123,7 @@ def _merge_counts(bm: BitMap, counts: dict, others: dict) -> None:
 
 
 class SetAgg:
-    """``BITMAP_AND_AGG`` / ``BITMAP_OR_AGG`` / ``BITMAP_XOR_AGG`` over insert-only input: ``[bitmap or None]``."""
+    """``BITMAP_AND_AGG`` / ``_OR_AGG`` / ``_XOR_AGG`` over insert-only input: ``[bitmap or None]``."""
 
     def __init__(self, op: str, cardinality: bool):
         self.op = op  # "and", "or" or "xor"
@@ -196,7 +196,7 @@ class AndAggRetract(SetAgg):
 
 
 class OrAggRetract(SetAgg):
-    """``BITMAP_OR_AGG`` over a changelog: the accumulator is ``[count of bitmaps, bitmap, {value: count}]``."""
+    """``BITMAP_OR_AGG`` over a changelog: the accumulator is ``[count of bitmaps, bitmap, {value: n}]``."""
 
     def create_accumulator(self) -> list:
         """No bitmap, no value."""
@@ -284,7 +284,8 @@ def _functions():
     out = []
     for op in ("build", "and", "or", "xor"):
         plain = {"build": BuildAgg}.get(op)
-        retract = {"build": BuildAggRetract, "and": AndAggRetract, "or": OrAggRetract, "xor": XorAggRetract}[op]
+        retract = {"build": BuildAggRetract, "and": AndAggRetract, "or": OrAggRetract,
+                   "xor": XorAggRetract}[op]
         for cardinality in (False, True):
             name = f"BITMAP_{op.upper()}{'_CARDINALITY' if cardinality else ''}_AGG"
             impl = plain(cardinality) if plain else SetAgg(op, cardinality)

@@ -1,4 +1,4 @@
-"""Planning the row-wise built-in aggregates: FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_*AGG, BITMAP_*_AGG.
+"""Planning the row-wise built-in aggregates: FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_*AGG, BITMAP.
 
 Their functions are :mod:`streamsql.functions.ordered_aggregates` and
 :mod:`streamsql.functions.collection_aggregates`. sqlglot parses ``FIRST_VALUE(x)``,
@@ -20,7 +20,13 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.json_functions import JSON_AGGREGATE
-from streamsql.plan.expressions import ArrayAggCall, BitmapAggCall, ListAggCall, PercentileCall, integer_literal
+from streamsql.plan.expressions import (
+    ArrayAggCall,
+    BitmapAggCall,
+    ListAggCall,
+    PercentileCall,
+    integer_literal,
+)
 from streamsql.plan.nodes import INSERT_ONLY
 
 ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall, ArrayAggCall, exp.JSONArrayAgg,

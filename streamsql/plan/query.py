@@ -208,7 +208,9 @@ def _keep_compiled_types(items: list[tuple[str, str]], output: pa.Schema) -> pa.
         # constant TIME to its TIME(p) (reduced.as_literal; every TIME(p) is one Arrow type, so a
         # TIME inside a ROW / ARRAY / MAP keeps its precision only so too)
         timed = t is not None and (t.name == "TIME" or (t.is_composite and holds_time(t)))
-        if t is not None and (not constant or t.name == "BYTES" or timed) and (not t.is_composite or timed) \
+        # a constant BITMAP keeps its type: no other type carries its bytes (BITMAP_BUILD(ARRAY[1]))
+        if t is not None and (not constant or t.name in ("BYTES", "BITMAP") or timed) \
+                and (not t.is_composite or timed) \
                 and t.to_arrow() == f.type and f.metadata is None:
             f = t.arrow_field(f.name)
         fields.append(f)

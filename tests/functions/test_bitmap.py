@@ -44,19 +44,25 @@ TSRC_ROWS = ['{"k": "a", "i": 1, "ts": "2024-01-01 00:00:01"}',
 #: Where ours refuses with other words than Flink's cause: a substring of ours (the why in a comment).
 OURS: dict[str, str] = {
     # a string literal is VARCHAR here, CHAR(n) NOT NULL in Calcite (docs/types.md)
-    "SELECT CAST('{1,2}' AS BITMAP)": "Cast function cannot convert value of type VARCHAR(2147483647) to type "
-                                      "BITMAP NOT NULL",
-    "SELECT BITMAP_TO_STRING(BITMAP_FROM_BYTES('abc'))": "Expected type of family 'BINARY_STRING' but actual "
-                                                         "type was 'STRING'",
+    "SELECT CAST('{1,2}' AS BITMAP)":
+        "Cast function cannot convert value of type VARCHAR(2147483647) to type BITMAP NOT NULL",
+    "SELECT BITMAP_TO_STRING(BITMAP_FROM_BYTES('abc'))":
+        "Expected type of family 'BINARY_STRING' but actual type was 'STRING'",
     # Flink's parser stops at the parenthesis; ours names the type
-    "CREATE TABLE ddl2 (id INT, bm BITMAP(3)) WITH ('connector' = 'datagen')": "Type BITMAP takes no "
-                                                                                "parameters",
+    "CREATE TABLE ddl2 (id INT, bm BITMAP(3)) WITH ('connector' = 'datagen')":
+        "Type BITMAP takes no parameters",
     # Flink's job fails in the JVM's ByteBuffer; ours says so, naming the function and the value
-    **dict.fromkeys([s["sql"] for s in FLINK["scalars"] if s.get("error") == "java.nio.BufferUnderflowException"],
+    **dict.fromkeys([s["sql"] for s in FLINK["scalars"]
+                     if s.get("error") == "java.nio.BufferUnderflowException"],
                     "BITMAP_FROM_BYTES failed on"),
 }
 #: Where ours answers and Flink's answer differs on purpose: the reason.
-DIFFERENT: dict[str, str] = {}
+DIFFERENT: dict[str, str] = {
+    # PyFlink's collect has no Python type for BITMAP ("it is not supported yet in current python type
+    # system"); ours collects a BITMAP value as its bytes (BITMAP_TO_BYTES's), docs/types.md "BITMAP"
+    **dict.fromkeys([s["sql"] for script in FLINK.values() for s in script
+                     if "current python type system" in s.get("error", "")], "PyFlink collects no BITMAP"),
+}
 
 
 def _text(v: object) -> str | None:
@@ -78,7 +84,7 @@ def _fold(rows: list[list]) -> Counter:
 
 
 def _cause(error: str) -> str:
-    """Flink's cause without its exception class (``...ValidationException: Invalid ...`` → ``Invalid ...``)."""
+    """Flink's cause without its exception class (``...Exception: Invalid ...`` → ``Invalid ...``)."""
     head, sep, rest = error.partition(": ")
     return rest if sep and "." in head and " " not in head else error
 
@@ -115,7 +121,8 @@ def test_as_flink(tmp_path, capfd, script, index):
         assert sorted(printed) == want["print"]
     elif "files" in want:
         sub = tmp_path / sql.split()[2].split("_")[1]
-        text = "".join(p.read_text() for p in sorted(sub.rglob("*")) if p.is_file() and not p.name.startswith("."))
+        files = sorted(p for p in sub.rglob("*") if p.is_file() and not p.name.startswith("."))
+        text = "".join(p.read_text() for p in files)
         assert sorted(text.splitlines()) == want["files"]
     elif result is not None:
         rows = [[kind.short] + [_text(v) for v in row] for kind, row in result.collect(timeout=60)]
@@ -137,7 +144,8 @@ def _execute(env: StreamEnvironment, sql: str, folder: Path):
 
 def test_bytes_are_flinks_and_read_back():
     """BITMAP_TO_BYTES of Flink's 30-value run (a run container) and of five sparse values, byte for byte."""
-    runs = {s["sql"]: s["rows"][0][1] for s in FLINK["scalars"] if s["sql"].startswith("SELECT BITMAP_TO_BYTES")}
+    runs = {s["sql"]: s["rows"][0][1] for s in FLINK["scalars"]
+            if s["sql"].startswith("SELECT BITMAP_TO_BYTES(BITMAP_BUILD")}
     dense = next(v for q, v in runs.items() if "29, 30" in q)
     sparse = next(v for q, v in runs.items() if "2147483647" in q)
     assert f"x'{bitmap.to_bytes(BitMap(range(1, 31))).hex()}'" == dense
@@ -192,7 +200,8 @@ def _script(changelog: bool, seed: int, n_batches: int = 24):
             row = (rnd.choice(["a", "b", "c", "d"]), i, None if i is None or rnd.random() < 0.1 else _bits(i))
             live.append(row)
             rows.append(row)
-            kinds.append(rnd.choice([RowKind.INSERT, RowKind.UPDATE_AFTER] if changelog else [RowKind.INSERT]))
+            ins = [RowKind.INSERT, RowKind.UPDATE_AFTER] if changelog else [RowKind.INSERT]
+            kinds.append(rnd.choice(ins))
         table = pa.Table.from_pylist([dict(zip(_IN.names, r)) for r in rows], schema=_IN)
         batches.append(Batch(table, np.array(kinds, np.int8) if changelog else None))
     return batches, live
@@ -200,7 +209,8 @@ def _script(changelog: bool, seed: int, n_batches: int = 24):
 
 def _operator(changelog: bool, backend_name: str, workdir, cache_entries):
     aggs = [AggSpec(f + ("_retract" if changelog else ""), 1 if "build" in f else 2,
-                    agg_output_type(f, SqlType("INT") if "build" in f else SqlType("BITMAP"))) for f in _FUNCS]
+                    agg_output_type(f, SqlType("INT") if "build" in f else SqlType("BITMAP")))
+            for f in _FUNCS]
     out = pa.schema([("k", pa.string())] + [(f"a{n}", a.out_type.to_arrow()) for n, a in enumerate(aggs)])
     return open_group_agg(GroupAggOperator(1, aggs, _IN, out), backend_name, workdir, cache_entries)
 

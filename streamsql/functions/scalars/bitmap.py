@@ -95,8 +95,8 @@ for _name, _op in _OPS.items():
            refusal=_invalid(f"{_name}(a <BITMAP>, b <BITMAP>)"))(
         _call(_name, _binary(_op), ("BLOB", "BLOB"), "BLOB", pa.binary()))
 
-scalar("BITMAP_BUILD", group=_GROUP, sig=(("ARRAY",),), result=_from_array, cast=False, refusal=_invalid(_BUILD),
-       nulls="NULL if the array is NULL; its NULL elements are skipped")(
+scalar("BITMAP_BUILD", group=_GROUP, sig=(("ARRAY",),), result=_from_array, cast=False,
+       refusal=_invalid(_BUILD), nulls="NULL if the array is NULL; its NULL elements are skipped")(
     _call("BITMAP_BUILD", _build, ("INTEGER[]",), "BLOB", pa.binary()))
 scalar("BITMAP_FROM_BYTES", group=_GROUP, sig=(("BYTES",),), result=lambda c: BITMAP, cast=False,
        refusal=_binary_refusal,
@@ -106,5 +106,7 @@ scalar("BITMAP_FROM_BYTES", group=_GROUP, sig=(("BYTES",),), result=lambda c: BI
 _one("BITMAP_CARDINALITY", SqlType("BIGINT"), lambda b: len(bitmap.from_bytes(b)), "BIGINT", pa.int64())
 _one("BITMAP_TO_ARRAY", SqlType.array(SqlType("INT", nullable=False)),
      lambda b: [bitmap.signed(v) for v in bitmap.from_bytes(b)], "INTEGER[]", pa.list_(pa.int32()))
-_one("BITMAP_TO_BYTES", SqlType("BYTES"), lambda b: bitmap.to_bytes(bitmap.from_bytes(b)), "BLOB", pa.binary())
-_one("BITMAP_TO_STRING", SqlType("STRING"), lambda b: bitmap.text(bitmap.from_bytes(b)), "VARCHAR", pa.string())
+_one("BITMAP_TO_BYTES", SqlType("BYTES"), lambda b: bitmap.to_bytes(bitmap.from_bytes(b)), "BLOB",
+     pa.binary())
+_one("BITMAP_TO_STRING", SqlType("STRING"), lambda b: bitmap.text(bitmap.from_bytes(b)), "VARCHAR",
+     pa.string())
