@@ -139,7 +139,7 @@ def make_decoder(
     """
     f = _checked(format_name, options, table)
     _string_map_keys(format_name, schema, table)
-    _no_bitmap(schema, table)
+    _no_bitmap(format_name, schema, table, writing=False)
     return f.decoder(schema, options, table)
 
 
@@ -149,15 +149,16 @@ def make_encoder(
     """An encoder of ``format_name`` for ``schema``; it checks and raises as :func:`make_decoder`."""
     f = _checked(format_name, options, table)
     _string_map_keys(format_name, schema, table)
-    _no_bitmap(schema, table)
+    _no_bitmap(format_name, schema, table, writing=True)
     return f.encoder(schema, options, table)
 
 
-def _no_bitmap(schema: Schema, table: str | None) -> None:
+def _no_bitmap(format_name: str, schema: Schema, table: str | None, writing: bool) -> None:
     """Refuse a BITMAP column (at any depth) in every format, as Flink 2.3's formats refuse it.
 
-    Flink's json format fails the job with ``Unsupported type: BITMAP`` (scripts/flink_bitmap.py
-    ``sinks``); its bytes were written here as if they were text.
+    In Flink's words (scripts/flink_bitmap.py ``sinks``): csv ``Unsupported type 'BITMAP' for field
+    'x'.``, json when writing ``Not support to parse type: BITMAP``, else ``Unsupported type:
+    BITMAP``. Its bytes were written here as if they were text.
 
     Raises:
         ConfigError: naming the table and the column.
@@ -167,8 +168,11 @@ def _no_bitmap(schema: Schema, table: str | None) -> None:
         name, t = todo.pop()
         if t.name == "BITMAP":
             where = f"Table '{table}': " if table else ""
-            msg = (f"{where}Unsupported type: BITMAP (column '{name}'; no format writes or reads a BITMAP, "
-                   "as in Flink)")
+            fmt = format_name.strip().lower()
+            flink = (f"Unsupported type 'BITMAP' for field '{name}'." if fmt == "csv"
+                     else "Not support to parse type: BITMAP" if writing and fmt == "json"
+                     else "Unsupported type: BITMAP")
+            msg = f"{where}{flink} (column '{name}': no format reads or writes a BITMAP, as in Flink)"
             raise ConfigError(msg)
         todo += [(name, c) for c in t.children]
 

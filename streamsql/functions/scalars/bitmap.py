@@ -37,8 +37,8 @@ from pyroaring import BitMap
 
 from streamsql.core import bitmap
 from streamsql.core.types import SqlType
-from streamsql.functions.python_functions import rowwise
-from streamsql.functions.scalars.registry import Call, python_call, scalar
+from streamsql.functions.python_functions import VectorFunction, register, rowwise
+from streamsql.functions.scalars.registry import Call, python_call, scalar, template
 
 BITMAP = SqlType("BITMAP")
 _INT_ELEMENTS = ("TINYINT", "SMALLINT", "INT")
@@ -108,5 +108,18 @@ _one("BITMAP_TO_ARRAY", SqlType.array(SqlType("INT", nullable=False)),
      lambda b: [bitmap.signed(v) for v in bitmap.from_bytes(b)], "INTEGER[]", pa.list_(pa.int32()))
 _one("BITMAP_TO_BYTES", SqlType("BYTES"), lambda b: bitmap.to_bytes(bitmap.from_bytes(b)), "BLOB",
      pa.binary())
-_one("BITMAP_TO_STRING", SqlType("STRING"), lambda b: bitmap.text(bitmap.from_bytes(b)), "VARCHAR",
-     pa.string())
+def _texts(a: pa.ChunkedArray) -> pa.Array:
+    return rowwise(lambda b: bitmap.text(bitmap.from_bytes(b)), (a,), pa.string())
+
+
+_TEXT = register(VectorFunction("__streamsql_bitmap_text", "Function BITMAP_TO_STRING", _texts, ("BLOB",),
+                                "VARCHAR"))
+
+
+def text_sql(arg: str) -> str:
+    """DuckDB SQL of a BITMAP's text (``arg``: compiled SQL of a BITMAP): BITMAP_TO_STRING's, CAST's."""
+    return f"{_TEXT.name}({arg})"
+
+
+scalar("BITMAP_TO_STRING", group=_GROUP, sig=(("BITMAP",),), result=lambda c: SqlType("STRING"), cast=False,
+       refusal=_invalid("BITMAP_TO_STRING(bitmap <BITMAP>)"))(lambda c: template(text_sql("{0}"), c.args[0]))

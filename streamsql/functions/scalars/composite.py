@@ -57,7 +57,7 @@ def handles(n: exp.Expression) -> bool:
         t = type_of(n.this)
         return t is not None and t.is_composite
     if isinstance(n, (exp.Case, exp.Coalesce)) or isinstance(n, exp.If) and n.arg_key != "ifs":
-        return any(t is not None and t.is_composite for t in map(type_of, _branches(n)))
+        return any(t is not None and t.is_composite for t in map(type_of, branches(n)))
     return isinstance(n, exp.Anonymous) and n.name.upper() == "ROW"
 
 
@@ -87,7 +87,7 @@ def compile_composite(n: exp.Expression) -> tuple[exp.Expression, SqlType | None
     return _row(n.expressions)
 
 
-def _branches(n: exp.Expression) -> list[exp.Expression]:
+def branches(n: exp.Expression) -> list[exp.Expression]:
     """The values a CASE, IF or COALESCE may give (not its conditions)."""
     if isinstance(n, exp.Case):
         values = [i.args["true"] for i in n.args.get("ifs") or []]
@@ -103,7 +103,7 @@ def _choice(n: exp.Expression) -> tuple[exp.Expression, SqlType]:
     DuckDB unifies STRUCTs by field name, which would merge ``p`` and ``ROW(...)`` into one
     STRUCT of both field lists; Flink takes the fields by position.
     """
-    values = _branches(n)
+    values = branches(n)
     t = common_type([type_of(v) for v in values])
     if t is None:
         msg = "The values have no common type: " + ", ".join(str(type_of(v) or "?") for v in values)
@@ -263,6 +263,10 @@ def _element(item: exp.Expression, t: SqlType) -> str:
 def _array(n: exp.Expression, items: list[exp.Expression]) -> tuple[exp.Expression, SqlType]:
     if not items:
         msg = "ARRAY[] needs at least one element"
+        raise FunctionError(msg, n)
+    if any(type_of(i) is not None and type_of(i).name == "BITMAP" for i in items):
+        msg = ("No assign rules for OTHER defined: an ARRAY[...] or MAP[...] of BITMAPs fails Flink 2.3's "
+               "planner (java.lang.AssertionError)")
         raise FunctionError(msg, n)
     t = _common(n, items, "ARRAY[...]")
     out = sql_node(_list(items, t))
