@@ -260,6 +260,45 @@ class XorAggRetract(SetAgg):
         return None if acc[0] <= 0 else _result(acc[1], self.cardinality)
 
 
+class DistinctView:
+    """``F(DISTINCT b)``: Flink's distinct view, ``[{bitmap bytes: count}, inner accumulator]``.
+
+    ``inner`` sees a bitmap's first arrival (count 0 → 1) and its last retraction (1 → 0); NULLs
+    pass to it (it ignores them). Only BITMAP_XOR_AGG needs it: DISTINCT changes no answer of the
+    others (``streamsql.plan.ordered_aggs``). Bitmaps are told apart by their bytes, which are
+    canonical (:func:`streamsql.core.bitmap.to_bytes`).
+    """
+
+    def __init__(self, inner: SetAgg):
+        self.inner = inner
+
+    def create_accumulator(self) -> list:
+        """No bitmap seen; the inner accumulator."""
+        return [{}, self.inner.create_accumulator()]
+
+    def accumulate(self, acc: list, value) -> None:
+        """Count ``value``; the inner function takes it at its first arrival."""
+        if value is None or _count(acc[0], value, 1) == 1:
+            self.inner.accumulate(acc[1], value)
+
+    def retract(self, acc: list, value) -> None:
+        """Count ``value`` down; the inner function retracts it when no copy is left."""
+        if value is None or _count(acc[0], value, -1) == 0:
+            self.inner.retract(acc[1], value)
+
+    def merge(self, acc: list, others: list) -> None:
+        """Add the counts of ``others``; a bitmap new to ``acc`` goes to the inner function."""
+        for counts, _ in others:
+            for value, n in counts.items():
+                before = acc[0].get(value, 0)
+                if _count(acc[0], value, n) > 0 >= before:
+                    self.inner.accumulate(acc[1], value)
+
+    def get_value(self, acc: list):
+        """The inner function's value."""
+        return self.inner.get_value(acc[1])
+
+
 def _check(name: str, arg: SqlType | None, cardinality: bool) -> SqlType:
     """The result type (BITMAP, or BIGINT for a _CARDINALITY_AGG) of ``name`` over ``arg``.
 
@@ -293,8 +332,14 @@ def _functions():
             out.append(register_builtin(name.lower(), name, impl, 1, _result_type(name, cardinality)))
             out.append(register_builtin(name.lower() + "_retract", name, retract_impl, 1,
                                         _result_type(name, cardinality)))
+            if op == "xor":  # DISTINCT changes XOR's answer only
+                out.append(register_builtin(name.lower() + "_distinct", name, DistinctView(impl), 1,
+                                            _result_type(name, cardinality)))
+                out.append(register_builtin(name.lower() + "_distinct_retract", name,
+                                            DistinctView(retract_impl), 1, _result_type(name, cardinality)))
     return tuple(out)
 
 
 BITMAP_FUNCTIONS = _functions()
-"""The aggregate classes, by their ``AggSpec.func`` (``bitmap_<op>[_cardinality]_agg[_retract]``)."""
+"""The aggregate classes, by their ``AggSpec.func`` (``bitmap_<op>[_cardinality]_agg[_distinct][_retract]``;
+``_distinct``: XOR's only)."""

@@ -111,14 +111,15 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
 
 
 def _bitmap_agg(planner, call: BitmapAggCall, mode: str) -> tuple[str, list[exp.Expression]]:
-    """A BITMAP aggregate's function (``bitmap_<op>[_cardinality]_agg[_retract]``) and argument.
+    """A BITMAP aggregate's function (``bitmap_<op>[_cardinality]_agg[_distinct][_retract]``) and argument.
 
     ``DISTINCT`` changes no answer of BUILD, AND and OR (a set is the same without repeats, and
-    their retracting forms count per value): it is dropped. Over an updating input the
-    ``_retract`` function, as Flink picks its WithRetract ones.
+    their retracting forms count per value): it is dropped; XOR's is a distinct view
+    (``_distinct``). Over an updating input the ``_retract`` function, as Flink picks its
+    WithRetract ones.
 
     Raises:
-        SqlError: other than one argument (Calcite's words); XOR with DISTINCT (not supported yet).
+        SqlError: other than one argument (Calcite's words).
     """
     name = call.name.upper()
     args = list(call.expressions)
@@ -127,9 +128,8 @@ def _bitmap_agg(planner, call: BitmapAggCall, mode: str) -> tuple[str, list[exp.
         args = list(args[0].expressions)
     if len(args) != 1:
         planner._fail(call, f"Invalid number of arguments to function '{name}'. Was expecting 1 arguments")
-    if distinct and name.startswith("BITMAP_XOR"):
-        planner._fail(call, f"{name}(DISTINCT ...) is not supported yet")
-    return name.lower() + ("" if mode == INSERT_ONLY else "_retract"), args
+    view = "_distinct" if distinct and name.startswith("BITMAP_XOR") else ""
+    return name.lower() + view + ("" if mode == INSERT_ONLY else "_retract"), args
 
 
 def _json_objectagg(planner, call: exp.JSONObjectAgg) -> tuple[str, list[exp.Expression]]:

@@ -477,7 +477,8 @@ def equality_refusal(left: SqlType | None, right: SqlType | None) -> str | None:
     Also of the ``=`` inside a simple CASE and NULLIF (Flink 2.3: NULLIF(b, CAST(1 AS SMALLINT))
     is "Cannot apply '=' to arguments of type '<BOOLEAN> = <SMALLINT>'...").
     """
-    if not (_known(left) and _known(right)) or not _apart(_family(left), _family(right)):
+    bitmap = any(_known(t) and t.name == "BITMAP" for t in (left, right))  # Flink compares no BITMAP
+    if not (_known(left) and _known(right)) or not (bitmap or _apart(_family(left), _family(right))):
         return None
     return (f"Cannot apply '=' to arguments of type '<{calcite_type(left)}> = <{calcite_type(right)}>'. "
             "Supported form(s): '<COMPARABLE_TYPE> = <COMPARABLE_TYPE>'")
