@@ -925,12 +925,13 @@ AGGREGATE_DOCS = (
                  "value",
                  "Linear interpolation as Flink's, DOUBLE (ARRAY<DOUBLE> for an ARRAY of percentages). A "
                  "percentage outside [0, 1] is refused at planning (Flink fails the job)."),
-    AggregateDoc(("BITMAP_BUILD_AGG", "BITMAP_BUILD_CARDINALITY_AGG"), "INT (TINYINT, SMALLINT)",
+    AggregateDoc(("BITMAP_BUILD_AGG", "BITMAP_BUILD_CARDINALITY_AGG"), "`[DISTINCT]` INT (TINYINT, SMALLINT)",
                  "ignores NULLs; NULL without a value",
                  "The set of the values (read unsigned: -1 is 4294967295) as a BITMAP, or its BIGINT "
                  "cardinality. " + _BITMAPS),
     AggregateDoc(("BITMAP_AND_AGG", "BITMAP_AND_CARDINALITY_AGG", "BITMAP_OR_AGG",
-                  "BITMAP_OR_CARDINALITY_AGG", "BITMAP_XOR_AGG", "BITMAP_XOR_CARDINALITY_AGG"), "BITMAP",
+                  "BITMAP_OR_CARDINALITY_AGG", "BITMAP_XOR_AGG", "BITMAP_XOR_CARDINALITY_AGG"),
+                 "`[DISTINCT]` BITMAP",
                  "ignores NULLs; NULL without a bitmap (an empty result is an empty bitmap)",
                  "The intersection, union or symmetric difference as a BITMAP, or its BIGINT cardinality. "
                  + _BITMAPS),

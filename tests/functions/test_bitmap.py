@@ -196,7 +196,8 @@ def test_state_keeps_a_bitmap_exactly():
 # -- checkpoints -----------------------------------------------------------------------------------
 
 _FUNCS = ("bitmap_build_agg", "bitmap_build_cardinality_agg", "bitmap_and_agg", "bitmap_or_cardinality_agg",
-          "bitmap_xor_agg", "bitmap_and_cardinality_agg", "bitmap_or_agg", "bitmap_xor_cardinality_agg")
+          "bitmap_xor_agg", "bitmap_and_cardinality_agg", "bitmap_or_agg", "bitmap_xor_cardinality_agg",
+          "bitmap_xor_agg_distinct")
 _IN = pa.schema([("k", pa.string()), ("i", pa.int32()), ("b", pa.binary())])
 
 
@@ -229,7 +230,7 @@ def _script(changelog: bool, seed: int, n_batches: int = 24):
 def _operator(changelog: bool, backend_name: str, workdir, cache_entries):
     aggs = [AggSpec(f + ("_retract" if changelog else ""), 1 if "build" in f else 2,
                     agg_output_type(f, SqlType("INT") if "build" in f else SqlType("BITMAP")))
-            for f in _FUNCS]
+            for f in _FUNCS]  # XOR(DISTINCT b): its distinct view's counts are state too
     out = pa.schema([("k", pa.string())] + [(f"a{n}", a.out_type.to_arrow()) for n, a in enumerate(aggs)])
     return open_group_agg(GroupAggOperator(1, aggs, _IN, out), backend_name, workdir, cache_entries)
 
@@ -247,8 +248,12 @@ def _oracle(live: list) -> set:
         for m in maps:
             xor ^= m
         xored = tuple(xor) if maps else None
+        distinct = BitMap()
+        for data in {r[2] for r in live if r[0] == k and r[2] is not None}:
+            distinct ^= bitmap.from_bytes(data)
         size = lambda t: None if t is None else len(t)  # noqa: E731
-        out.add((k, built, size(built), inter, size(union), xored, size(inter), union, size(xored)))
+        out.add((k, built, size(built), inter, size(union), xored, size(inter), union, size(xored),
+                 tuple(distinct) if maps else None))
     return out
 
 
