@@ -104,7 +104,7 @@ scalar("BITMAP_FROM_BYTES", group=_GROUP, sig=(("BYTES",),), result=lambda c: BI
     _call("BITMAP_FROM_BYTES", lambda b: bitmap.to_bytes(bitmap.from_bytes(b)), ("BLOB",), "BLOB",
           pa.binary()))
 _one("BITMAP_CARDINALITY", SqlType("BIGINT"), lambda b: len(bitmap.from_bytes(b)), "BIGINT", pa.int64())
-_one("BITMAP_TO_ARRAY", SqlType.array(SqlType("INT", nullable=False)),
+_one("BITMAP_TO_ARRAY", SqlType.array(SqlType("INT")),
      lambda b: [bitmap.signed(v) for v in bitmap.from_bytes(b)], "INTEGER[]", pa.list_(pa.int32()))
 _one("BITMAP_TO_BYTES", SqlType("BYTES"), lambda b: bitmap.to_bytes(bitmap.from_bytes(b)), "BLOB",
      pa.binary())
