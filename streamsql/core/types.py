@@ -252,7 +252,7 @@ class SqlType:
         """
         at = self.to_arrow()
         t = self.with_nullable(True)
-        if (self.is_composite and not holds_time(self)) or SqlType.from_arrow(at) == t:
+        if (self.is_composite and not holds_hidden(self)) or SqlType.from_arrow(at) == t:
             return pa.field(name, at)
         return pa.field(name, at, metadata={SQL_TYPE_KEY: t.sql().encode()})
 
@@ -517,6 +517,12 @@ def hashable(v):
 def holds_time(t: SqlType) -> bool:
     """Whether a composite type has a TIME(p > 0) part, whose precision only the field's metadata keeps."""
     return any((c.name == "TIME" and c.precision) or (c.is_composite and holds_time(c)) for c in t.children)
+
+
+def holds_hidden(t: SqlType) -> bool:
+    """Whether a composite type has a part only the field's metadata tells: a TIME(p > 0) or a BITMAP."""
+    return holds_time(t) or any(c.name == "BITMAP" or (c.is_composite and holds_hidden(c))
+                                 for c in t.children)
 
 
 def _sql_str(text: str) -> str:

@@ -68,7 +68,7 @@ import pyarrow.compute as pc
 
 from streamsql.core.errors import ExecutionError, PlanError
 from streamsql.core.java_hash import double_order
-from streamsql.core.types import SqlType, holds_time
+from streamsql.core.types import SqlType, holds_hidden
 from streamsql.functions.aggregate_function import (
     AggregateFunction,
     numpy_values,
@@ -128,7 +128,7 @@ def output_field(name: str, t: SqlType) -> pa.Field:
     field's metadata (every TIME is ``time64[us]``), so ``CAST(MAX(t) AS STRING)`` of a TIME(3)
     prints its milliseconds, as Flink.
     """
-    timed = t.name == "TIME" or (t.is_composite and holds_time(t))
+    timed = t.name == "TIME" or (t.is_composite and holds_hidden(t))
     return t.arrow_field(name) if timed or t.name == "BITMAP" else pa.field(name, t.to_arrow())
 
 

@@ -285,3 +285,14 @@ def test_jdbc_refuses_a_bitmap_column_at_planning():
                     "'url' = 'jdbc:mysql://127.0.0.1:1/none', 'table-name' = 't')")
     with pytest.raises(StreamSQLError, match="doesn't support type: BITMAP \\(column 'b'\\)"):
         env.execute_sql("INSERT INTO j SELECT 1, BITMAP_BUILD(ARRAY[1])").wait(timeout=60)
+
+
+def test_a_bitmap_inside_a_row_keeps_its_type_through_a_view():
+    """A ROW's BITMAP field stays a BITMAP past a view (the Arrow field's metadata carries it)."""
+    env = StreamEnvironment()
+    env.execute_sql("CREATE TEMPORARY VIEW r AS SELECT k, ROW(BITMAP_BUILD(a), k) AS rr "
+                    "FROM (VALUES (1, ARRAY[1, 2, -1])) AS v(k, a)")
+    described = {row[0]: row[1] for _, row in env.execute_sql("DESCRIBE r").collect()}
+    assert described["rr"] == "ROW<`EXPR$0` BITMAP, `EXPR$1` INT>"
+    rows = [row for _, row in env.execute_sql("SELECT BITMAP_TO_STRING(rr.`EXPR$0`) FROM r").collect()]
+    assert rows == [("{1,2,4294967295}",)]
