@@ -68,7 +68,7 @@ import pyarrow.compute as pc
 
 from streamsql.core.errors import ExecutionError, PlanError
 from streamsql.core.java_hash import double_order
-from streamsql.core.types import SqlType, holds_hidden
+from streamsql.core.types import SqlType, holds_time
 from streamsql.functions.aggregate_function import (
     AggregateFunction,
     numpy_values,
@@ -126,10 +126,10 @@ def output_field(name: str, t: SqlType) -> pa.Field:
 
     A TIME(p), also inside an ARRAY / MAP / ROW (``ARRAY_AGG(t)``), carries its precision in the
     field's metadata (every TIME is ``time64[us]``), so ``CAST(MAX(t) AS STRING)`` of a TIME(3)
-    prints its milliseconds, as Flink.
+    prints its milliseconds, as Flink; a VARIANT (a ``string``) its type.
     """
-    timed = t.name == "TIME" or (t.is_composite and holds_hidden(t))
-    return t.arrow_field(name) if timed or t.name == "BITMAP" else pa.field(name, t.to_arrow())
+    timed = t.name in ("TIME", "VARIANT", "BITMAP") or (t.is_composite and holds_time(t))
+    return t.arrow_field(name) if timed else pa.field(name, t.to_arrow())
 
 
 def argument_count(func: str) -> int | None:
@@ -503,6 +503,11 @@ class Min(AggregateFunction):
     """
 
     func = "min"
+
+    @classmethod
+    def result_type(cls, arg: SqlType | None) -> SqlType:
+        """The argument's type; a VARIANT (unordered) is refused (:func:`ordered`)."""
+        return ordered(cls.func, arg)
     scalar = True
 
     def zero_sign_rows(self, values):
@@ -638,6 +643,11 @@ class MinRetract(AggregateFunction):
     """
 
     func = "min_retract"
+
+    @classmethod
+    def result_type(cls, arg: SqlType | None) -> SqlType:
+        """The argument's type; a VARIANT (unordered) is refused (:func:`ordered`)."""
+        return ordered(cls.func, arg)
     width = 0
     multiset = True
     combinable = False
@@ -940,6 +950,19 @@ AGGREGATE_DOCS = (
 FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_ARRAYAGG, JSON_OBJECTAGG and PERCENTILE: the compat
 cases tests/compat/cases/ordered_aggs_*, collect_aggs_*, json_objectagg_*, listagg_*, percentile_*,
 rowwise_aggs_over)."""
+
+
+def ordered(func: str, arg: SqlType | None) -> SqlType | None:
+    """``arg``, the type of MIN / MAX (``func``: ``min``, ``max_retract`` ...) over it.
+
+    Raises:
+        PlanError: a VARIANT, which has no order, in Flink 2.3's words.
+    """
+    if arg is not None and arg.name == "VARIANT":
+        name = "Max" if func.startswith("max") else "Min"
+        msg = f"{name} aggregate function does not support type: ''VARIANT''. Please re-check the data type."
+        raise PlanError(msg)
+    return arg
 
 
 def _numeric(func: str, arg: SqlType) -> None:

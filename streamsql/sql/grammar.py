@@ -539,6 +539,9 @@ class FlinkParser(parser.Parser):
         if opens and token.text.upper() == "MULTISET":
             self.raise_error("MULTISET is not supported yet; declare MAP<T, INT> (each element to its "
                              "count), which the json formats read from the same JSON object", token)
+        if token is not None and token.text.upper() == "STRUCTURED" and nxt is not None \
+                and nxt.token_type == TokenType.LT:
+            return self._parse_structured_type()
         row = token is not None and token.token_type == TokenType.ROW and opens
         if row:
             token.token_type = TokenType.STRUCT
@@ -560,6 +563,24 @@ class FlinkParser(parser.Parser):
             self._refuse(f'Encountered "{self._curr.text}": a CAST\'s type takes no NOT NULL or NULL in '
                          "Flink SQL (the result is NOT NULL when the value is)", self._curr, self._curr)
         return node
+
+    def _parse_structured_type(self) -> exp.DataType:
+        """Flink's ``STRUCTURED<'com.example.User', name STRING, ...>``, kept as its text.
+
+        A user-defined type node whose text ``SqlType.parse`` reads (the column's type).
+        """
+        start, depth = self._curr, 0
+        self._advance()  # STRUCTURED, then its brackets
+        while self._curr is not None:
+            depth += (self._curr.token_type == TokenType.LT) - (self._curr.token_type == TokenType.GT)
+            end = self._curr
+            self._advance()
+            if depth == 0:
+                break
+        if depth:
+            self.raise_error("Expecting > to close STRUCTURED<...>", start)
+        text = self.sql[start.start:end.end + 1]
+        return exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=text)
 
     def _parse_struct_types(self, *args, **kwargs):  # noqa: D102 - sqlglot's private hook
         # A field whose type is a ROW (`ROW<a ROW<b INT>>`): sqlglot looks for a type token after

@@ -39,8 +39,6 @@ FLINK_LISTED_NOT_HERE: dict[str, tuple[str, ...]] = {
         "AGG_DECIMAL_MINUS", "AGG_DECIMAL_PLUS", "HIVE_AGG_DECIMAL_PLUS", "JSON_ARRAYAGG_ABSENT_ON_NULL",
         "JSON_ARRAYAGG_NULL_ON_NULL", "JSON_OBJECTAGG_ABSENT_ON_NULL", "JSON_OBJECTAGG_NULL_ON_NULL",
         "DEFAULT", "LIKE", "TRANSLATE3", "ASSIGNMENT", "TRY_CAST", "TYPEOF", "IS_JSON", "JSON"),
-    "the VARIANT type": ("PARSE_JSON", "TRY_PARSE_JSON"),
-    "structured types": ("OBJECT_OF", "OBJECT_UPDATE"),
     "process table functions and models": ("FROM_CHANGELOG", "TO_CHANGELOG", "ML_PREDICT"),
 }
 """Names Flink 2.3's ``SHOW FUNCTIONS`` lists (its SQL names, not the Table API's camelCase ones)

@@ -16,6 +16,8 @@ Flink                       result type                            DuckDB
 ``CARDINALITY(arr|map)``    INT                                    ``len`` / ``cardinality``
 ``ELEMENT(arr)``            the element; NULL if empty; fails the  ``CASE len ...``
                             job for more than one element
+``v['k']``, ``v[i]``        VARIANT: a member, a 1-based element;  :func:`.variant.access`
+(``v`` a VARIANT)           NULL when missing
 =========================== ====================================== ==============================
 
 :func:`compile_composite` is the binder's hook for the operator-like nodes (field access,
@@ -27,6 +29,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.core.types import SqlType, duckdb_cast
+from streamsql.functions.scalars import variant
 from streamsql.functions.scalars.registry import (
     Call,
     FunctionError,
@@ -39,7 +42,7 @@ from streamsql.functions.scalars.registry import (
     to_time,
     type_of,
 )
-from streamsql.functions.scalars.typerules import common_type, least_restrictive, rows_type
+from streamsql.functions.scalars.typerules import branches, common_type, least_restrictive, rows_type
 
 _INT = SqlType("INT")
 
@@ -85,16 +88,6 @@ def compile_composite(n: exp.Expression) -> tuple[exp.Expression, SqlType | None
     if isinstance(n, (exp.Case, exp.Coalesce, exp.If)):
         return _choice(n)
     return _row(n.expressions)
-
-
-def branches(n: exp.Expression) -> list[exp.Expression]:
-    """The values a CASE, IF or COALESCE may give (not its conditions)."""
-    if isinstance(n, exp.Case):
-        values = [i.args["true"] for i in n.args.get("ifs") or []]
-        return values + ([n.args["default"]] if n.args.get("default") else [])
-    if isinstance(n, exp.Coalesce):
-        return [n.this, *n.expressions]
-    return [v for v in (n.args.get("true"), n.args.get("false")) if v is not None]
 
 
 def _choice(n: exp.Expression) -> tuple[exp.Expression, SqlType]:
@@ -200,6 +193,11 @@ def _field(n: exp.Expression, row: exp.Expression, name: str) -> tuple[exp.Expre
 def _bracket(n: exp.Bracket) -> tuple[exp.Expression, SqlType | None]:
     base, keys = n.this, n.expressions
     t = type_of(base)
+    if len(keys) == 1 and t is not None and t.name == "VARIANT":
+        try:
+            return variant.access(base, keys[0], type_of(keys[0]), n), variant.VARIANT
+        except ValueError as e:
+            raise FunctionError(str(e), n) from None
     if len(keys) != 1 or t is None or not t.is_composite:
         msg = f"Cannot apply '[]' to a value of type {t or 'unknown'}; supported: <ARRAY>[<INTEGER>], " \
               "<MAP>[<KEY>], <ROW>['field']"

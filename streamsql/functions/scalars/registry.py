@@ -45,9 +45,11 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "BYTES": ("BYTES",),
     "ARRAY": ("ARRAY",),
     "MAP": ("MAP",),
+    "JSON": ("STRING", "VARIANT"),
     "BITMAP": ("BITMAP",),
 }
-"""Argument families of the signatures ('ANY' matches every type)."""
+"""Argument families of the signatures ('ANY' matches every type). ``JSON``: a JSON document, its
+text or a VARIANT (JSON_VALUE and JSON_QUERY read a VARIANT's JSON text, as Flink 2.3 does)."""
 
 _CALCITE_FAMILY = {"STRING": "CHARACTER", "BOOLEAN": "BOOLEAN", "DATE": "DATE", "TIMESTAMP": "TIMESTAMP",
                    "TIMESTAMP_LTZ": "TIMESTAMP", "TIME": "TIME", "BYTES": "BINARY", "NULL": "NULL"}
@@ -64,7 +66,7 @@ def family_name(t: SqlType | None) -> str:
 
 def _calcite(family: str) -> str:
     base = family.removesuffix("...")
-    return ("CHARACTER" if base == "STRING" else base) + ("..." if family.endswith("...") else "")
+    return ("CHARACTER" if base in ("STRING", "JSON") else base) + ("..." if family.endswith("...") else "")
 
 
 def matches(family: str, t: SqlType | None) -> bool:
@@ -189,6 +191,10 @@ class ScalarFunction:
             pattern's group may match nothing); None: ``build`` only.
         refusal: Flink's message for argument types that fit no signature, from them (None:
             Calcite's ``No match found for function signature ...``).
+        inferred: Flink's signatures of a function typed by its new type inference (e.g.
+            ``PARSE_JSON(<CHARACTER_STRING>)``): a call with a signature's arity but other
+            argument types is refused in its words, ``Invalid function call`` (a call of another
+            arity with Calcite's ``No match found``); empty for Calcite's functions.
     """
 
     names: tuple[str, ...]
@@ -202,6 +208,7 @@ class ScalarFunction:
     cast: bool = True
     failures: tuple[Failure, ...] = ()
     fast: Callable[[Call], exp.Expression | None] | None = None
+    inferred: tuple[str, ...] = ()
     refusal: Callable[[list[SqlType | None]], str] | None = None
 
     def compile(self, call: Call) -> exp.Expression:
