@@ -226,7 +226,7 @@ class FlinkParser(parser.Parser):
         "ALTER": lambda self: self._parse_alter_table(),
         "USE": lambda self: self._parse_use_modules(),
         **{
-            name: (lambda self, n=name: self.expression(nodes.ClientCommand(this=exp.var(n))))
+            name: (lambda self, n=name: self._parse_client_command(n))
             for name in nodes.CLIENT_COMMANDS
         },
     }
@@ -901,6 +901,17 @@ class FlinkParser(parser.Parser):
                 self.raise_error("Expecting SAVEPOINT or DRAIN after WITH")
         return self.expression(nodes.StopJob(this=job, savepoint=savepoint, drain=drain))
 
+    def _parse_client_command(self, name: str) -> nodes.ClientCommand:
+        """``HELP [word]``, ``QUIT``, ``EXIT``, ``CLEAR``: HELP's one argument (a name, quoted or not).
+
+        Anything else after the command is left for the caller's "unexpected token" error.
+        """
+        arg = None
+        if name == "HELP" and self._curr and self._curr.token_type != TokenType.SEMICOLON:
+            self._advance()
+            arg = exp.Literal.string(self._prev.text)
+        return self.expression(nodes.ClientCommand(this=exp.var(name), expression=arg))
+
     def _parse_print_topic(self) -> nodes.PrintTopic | None:
         if not self._match_text_seq("TOPIC"):
             return None
@@ -914,11 +925,14 @@ class FlinkParser(parser.Parser):
         return self.expression(nodes.PrintTopic(this=topic, from_beginning=from_beginning, limit=limit))
 
     def _parse_topic_name(self) -> exp.Expr:
-        """A topic name; adjacent tokens join so that ``orders.v1`` and ``my-topic`` work."""
+        """A topic name; adjacent tokens join so that ``orders.v1`` and ``my-topic`` work.
+
+        The name carries its position (all of its characters), for errors about the topic.
+        """
         if self._match(TokenType.STRING):
-            return exp.Literal.string(self._prev.text)
+            return exp.Literal.string(self._prev.text).update_positions(self._prev)
         if self._match(TokenType.IDENTIFIER):
-            return exp.to_identifier(self._prev.text, quoted=True)
+            return exp.to_identifier(self._prev.text, quoted=True).update_positions(self._prev)
         first = self._curr
         parts: list[str] = []
         while self._curr and self._curr.token_type not in (TokenType.SEMICOLON, TokenType.STRING):
@@ -930,7 +944,9 @@ class FlinkParser(parser.Parser):
             self.raise_error("Expecting a topic name after PRINT TOPIC")
         name = "".join(parts)
         ident = exp.to_identifier(name, quoted=not _SIMPLE_NAME.match(name))
-        return ident.update_positions(first)
+        ident.update_positions(first)
+        ident.meta["end"] = self._prev.end
+        return ident
 
     def _parse_statement_set(self) -> nodes.StatementSet | None:
         if not self._match_text_seq("STATEMENT", "SET"):
