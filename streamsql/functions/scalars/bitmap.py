@@ -23,9 +23,10 @@ call                         result                value
 ``BITMAP_TO_STRING(b)``      STRING                ``{1,2,4294967295}`` (RoaringBitmap.toString)
 ============================ ===================== ================================================
 
-Another argument type is refused at planning with Flink's ``Invalid input arguments.`` (a
-BITMAP_FROM_BYTES of a string: ``Unsupported argument type. Expected type of family
-'BINARY_STRING' ...``).
+Another argument type is refused at planning with Flink's ``Invalid input arguments. Expected
+signatures are: ...`` (the registry's ``inferred`` signatures; another number of arguments:
+Calcite's ``No match found for function signature``); a BITMAP_FROM_BYTES of a string with its own
+``Unsupported argument type. Expected type of family 'BINARY_STRING' ...`` (``refusal``).
 """
 
 from __future__ import annotations
@@ -45,20 +46,18 @@ _INT_ELEMENTS = ("TINYINT", "SMALLINT", "INT")
 _GROUP = "bitmap"
 
 
-def _invalid(expected: str) -> Callable[[list], str]:
-    """Flink's refusal of arguments that fit no signature (``expected``: the one it has)."""
-    return lambda types: f"Invalid input arguments. Expected signatures are:\n{expected}"
-
-
 def _from_array(c: Call) -> SqlType:
     """BITMAP, for an ARRAY of TINYINT, SMALLINT or INT (Flink's implicit cast to ARRAY<INT>).
 
     Raises:
-        FunctionError: an ARRAY of other elements (Flink's ``Invalid input arguments.``).
+        FunctionError: an ARRAY of other elements, in the binder's words for ``inferred`` signatures
+            (Flink's ``Invalid input arguments. Expected signatures are: ...``).
     """
     t = c.args[0].type
     if t is not None and t.name == "ARRAY" and t.children[0].name not in (*_INT_ELEMENTS, "NULL"):
-        raise c.fail(_invalid(_BUILD)([t]))
+        msg = (f"Invalid function call:\nBITMAP_BUILD({t})\nInvalid input arguments. Expected signatures "
+               f"are:\n{_BUILD}")
+        raise c.fail(msg)
     return BITMAP
 
 
@@ -84,7 +83,7 @@ def _binary(op: Callable[[BitMap, BitMap], BitMap]) -> Callable[[bytes, bytes], 
 def _one(name: str, result: SqlType, fn: Callable, returns: str, out: pa.DataType, **extra) -> None:
     """Register ``name(bitmap)``."""
     scalar(name, group=_GROUP, sig=(("BITMAP",),), result=lambda c: result, cast=False,
-           refusal=_invalid(f"{name}(bitmap <BITMAP>)"), **extra)(_call(name, fn, ("BLOB",), returns, out))
+           inferred=(f"{name}(bitmap <BITMAP>)",), **extra)(_call(name, fn, ("BLOB",), returns, out))
 
 
 _BUILD = "BITMAP_BUILD(array <ARRAY<INT>>)"
@@ -92,11 +91,11 @@ _OPS = {"BITMAP_AND": BitMap.__and__, "BITMAP_OR": BitMap.__or__, "BITMAP_XOR": 
         "BITMAP_ANDNOT": BitMap.__sub__}
 for _name, _op in _OPS.items():
     scalar(_name, group=_GROUP, sig=(("BITMAP", "BITMAP"),), result=lambda c: BITMAP, cast=False,
-           refusal=_invalid(f"{_name}(a <BITMAP>, b <BITMAP>)"))(
+           inferred=(f"{_name}(a <BITMAP>, b <BITMAP>)",))(
         _call(_name, _binary(_op), ("BLOB", "BLOB"), "BLOB", pa.binary()))
 
 scalar("BITMAP_BUILD", group=_GROUP, sig=(("ARRAY",),), result=_from_array, cast=False,
-       refusal=_invalid(_BUILD), nulls="NULL if the array is NULL; its NULL elements are skipped")(
+       inferred=(_BUILD,), nulls="NULL if the array is NULL; its NULL elements are skipped")(
     _call("BITMAP_BUILD", _build, ("INTEGER[]",), "BLOB", pa.binary()))
 scalar("BITMAP_FROM_BYTES", group=_GROUP, sig=(("BYTES",),), result=lambda c: BITMAP, cast=False,
        refusal=_binary_refusal,
@@ -122,4 +121,4 @@ def text_sql(arg: str) -> str:
 
 
 scalar("BITMAP_TO_STRING", group=_GROUP, sig=(("BITMAP",),), result=lambda c: SqlType("STRING"), cast=False,
-       refusal=_invalid("BITMAP_TO_STRING(bitmap <BITMAP>)"))(lambda c: template(text_sql("{0}"), c.args[0]))
+       inferred=("BITMAP_TO_STRING(bitmap <BITMAP>)",))(lambda c: template(text_sql("{0}"), c.args[0]))

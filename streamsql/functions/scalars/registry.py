@@ -189,8 +189,9 @@ class ScalarFunction:
         fast: a cheaper DuckDB expression for a call, or None when the call's literal arguments
             do not prove it exact (e.g. one regex pass where ``build`` needs two because the
             pattern's group may match nothing); None: ``build`` only.
-        refusal: Flink's message for argument types that fit no signature, from them (None:
-            Calcite's ``No match found for function signature ...``).
+        refusal: Flink's own message for argument types that fit no signature, from them, where its
+            input type strategy words it otherwise than ``inferred``'s (BITMAP_FROM_BYTES' ``Unsupported
+            argument type. Expected type of family 'BINARY_STRING' ...``); None: as ``inferred`` says.
         inferred: Flink's signatures of a function typed by its new type inference (e.g.
             ``PARSE_JSON(<CHARACTER_STRING>)``): a call with a signature's arity but other
             argument types is refused in its words, ``Invalid function call`` (a call of another
