@@ -133,6 +133,9 @@ class _FieldGen:
         self.name, self.t, self.index, self.seed = name, t, index, seed
         self.at = t.to_arrow()
         pre = f"Table '{table}': "
+        if t.name == "BITMAP":  # Flink 2.3's datagen: a ValidationException (scripts/flink_bitmap.py)
+            msg = f"{pre}Unsupported type: BITMAP (column '{name}'; datagen generates no bitmaps, as Flink's)"
+            raise ConfigError(msg)
 
         def opt(key):
             return opts.get(f"fields.{name}.{key}")

@@ -356,7 +356,17 @@ class JdbcSink(Sink):
 
 
 def _check(table: TableDef, config: dict[str, str]) -> None:
+    """Check the URL and options; refuse a BITMAP column, which no JDBC dialect of Flink 2.3 maps.
+
+    Raises:
+        ConfigError: naming the table (and the column).
+    """
     parse_target(table)
+    for f in table.physical_schema.fields:
+        if f.type.name == "BITMAP":
+            msg = (f"Table '{table.name}': the jdbc connector doesn't support type: BITMAP (column "
+                   f"'{f.name}'); write BITMAP_TO_BYTES or BITMAP_TO_STRING of it")
+            raise ConfigError(msg)
 
 
 def _create_lookup(ctx: ConnectorContext, key_columns: list[str]):

@@ -24,10 +24,10 @@ DOUBLE/FLOAT as Java's ``Double.toString`` / ``Float.toString`` (``123.456``, ``
 ``2024-05-01``, TIME as ``LocalTime.toString()`` (``12:00``, ``12:00:01``, ``12:00:00.500``),
 TIMESTAMP as ``LocalDateTime.toString()`` (``2024-05-01T10:00``,
 ``2024-05-01T10:00:01``, ``2024-05-01T10:00:00.001``), TIMESTAMP_LTZ as ``Instant.toString()``
-(``2024-05-01T10:00:00Z``), BYTES as ``[1, -2, 3]``; composites as Flink's ``Row``/``List``/``Map``
-``toString()``: a ROW ``+I[1, a]``, an ARRAY ``[1, null]``, a MAP ``{k=1, j=null}`` (their values
-rendered the same way, nested; a MAP's entries in the order of the ``java.util.HashMap`` Flink
-prints, :func:`_hash_map_positions`). Formatting is vectorized per column with
+(``2024-05-01T10:00:00Z``), BYTES as ``[1, -2, 3]``, BITMAP as ``{1,2,4294967295}``; composites as
+Flink's ``Row``/``List``/``Map`` ``toString()``: a ROW ``+I[1, a]``, an ARRAY ``[1, null]``, a MAP
+``{k=1, j=null}`` (their values rendered the same way, nested; a MAP's entries in the order of the
+``java.util.HashMap`` Flink prints, :func:`_hash_map_positions`). Formatting is vectorized per column with
 Arrow kernels (bytes per value).
 """
 
@@ -50,6 +50,7 @@ from streamsql.connectors.formats.common import (
 )
 from streamsql.connectors.registry import register, validate_options
 
+from streamsql.core import bitmap
 from streamsql.core.catalog import TableDef
 from streamsql.core.connector import (
     OPT_SINK_PARALLELISM,
@@ -132,6 +133,9 @@ def render_column(col, t: SqlType) -> pa.Array:
         text = java_float_text(col, single=n == "FLOAT")
     elif n == "BYTES":
         text = pa.array([None if b is None else _java_bytes(b) for b in col.to_pylist()], pa.string())
+    elif n == "BITMAP":  # Bitmap.toString(), as BITMAP_TO_STRING: {1,2,4294967295}
+        text = pa.array([None if b is None else bitmap.text(bitmap.from_bytes(b)) for b in col.to_pylist()],
+                        pa.string())
     elif n == "DECIMAL":
         text = _java_decimal(col)
     elif n in ("TIMESTAMP", "TIMESTAMP_LTZ") and pa.types.is_timestamp(col.type):

@@ -312,7 +312,8 @@ def render() -> str:
     total = len(entries) + len(AGGREGATE_DOCS) + len(operators)
     out.append(f"\n## Supported ({total} of Flink's built-ins: {len(entries)} scalar functions with "
                f"{len(REGISTRY)} names, {len(AGGREGATE_DOCS)} aggregates, {len(operators)} operators)\n")
-    for group in ("string", "conditional", "arithmetic", "temporal", "json", "hash", "collection", "misc"):
+    for group in ("string", "conditional", "arithmetic", "temporal", "json", "hash", "collection", "bitmap",
+                  "misc"):
         out.append(f"\n### {group.capitalize()}\n")
         out.append("| function | signatures | NULL behaviour | deterministic | differences from Flink |")
         out.append("| --- | --- | --- | --- | --- |")

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 import numpy as np
 import pyarrow as pa
 
+from streamsql.core import bitmap
 from streamsql.core.elements import RowKind
 from streamsql.core.float_text import java_float_text
 from streamsql.core.types import SqlType
@@ -134,6 +135,10 @@ def shown_value(v: Any, t: SqlType | None, zone: dt.tzinfo) -> Any:
     if name == "BYTES" and isinstance(v, bytes):
         out = _ShownBytes(v)
         out._text = f"x'{v.hex()}'"
+        return out
+    if name == "BITMAP" and isinstance(v, bytes):  # as the print sink: Bitmap.toString(), {1,2,3}
+        out = _ShownBytes(v)
+        out._text = bitmap.text(bitmap.from_bytes(v))
         return out
     if name == "ROW" and isinstance(v, dict):
         return {k: shown_value(x, ft, zone) for (k, x), ft in zip(v.items(), t.children)}

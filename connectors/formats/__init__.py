@@ -140,6 +140,7 @@ def make_decoder(
     f = _checked(format_name, options, table)
     _string_map_keys(format_name, schema, table)
     _no_variant(format_name, schema, table, writing=False)
+    _no_bitmap(format_name, schema, table, writing=False)
     return f.decoder(schema, options, table)
 
 
@@ -150,7 +151,32 @@ def make_encoder(
     f = _checked(format_name, options, table)
     _string_map_keys(format_name, schema, table)
     _no_variant(format_name, schema, table, writing=True)
+    _no_bitmap(format_name, schema, table, writing=True)
     return f.encoder(schema, options, table)
+
+
+def _no_bitmap(format_name: str, schema: Schema, table: str | None, writing: bool) -> None:
+    """Refuse a BITMAP column (at any depth) in every format, as Flink 2.3's formats refuse it.
+
+    In Flink's words (scripts/flink_bitmap.py ``sinks``): csv ``Unsupported type 'BITMAP' for field
+    'x'.``, json when writing ``Not support to parse type: BITMAP``, else ``Unsupported type:
+    BITMAP``. Its bytes were written here as if they were text.
+
+    Raises:
+        ConfigError: naming the table and the column.
+    """
+    todo = [(f.name, f.type) for f in schema.fields]
+    while todo:
+        name, t = todo.pop()
+        if t.name == "BITMAP":
+            where = f"Table '{table}': " if table else ""
+            fmt = format_name.strip().lower()
+            flink = (f"Unsupported type 'BITMAP' for field '{name}'." if fmt == "csv"
+                     else "Not support to parse type: BITMAP" if writing and fmt == "json"
+                     else "Unsupported type: BITMAP")
+            msg = f"{where}{flink} (column '{name}': no format reads or writes a BITMAP, as in Flink)"
+            raise ConfigError(msg)
+        todo += [(name, c) for c in t.children]
 
 
 def _string_map_keys(format_name: str, schema: Schema, table: str | None) -> None:

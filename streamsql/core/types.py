@@ -20,6 +20,8 @@ TIME(p)         ``time64('us')`` (p 0-3, in the field's metadata; TIME(p > 3) is
 TIMESTAMP(p)    ``timestamp('ms' | 'us')`` without zone (wall clock)
 TIMESTAMP_LTZ   ``timestamp('ms' | 'us', tz='UTC')`` (an instant)
 BYTES           ``binary`` (VARBINARY(n), BINARY(n) too: the length in the field's metadata)
+BITMAP          ``binary``: RoaringBitmap's portable serialization (the type in the field's
+                metadata; :mod:`streamsql.functions.scalars.bitmap`)
 VARIANT         ``string``, the value's JSON text in Flink's form (keys sorted, numbers as Flink
                 prints them; :mod:`streamsql.functions.scalars.variant`), the type in the
                 field's metadata
@@ -52,6 +54,7 @@ _ALIASES = {
     "TIMESTAMPLTZ": "TIMESTAMP_LTZ", "TIMESTAMPTZ": "TIMESTAMP_LTZ",
     "BYTES": "BYTES", "VARBINARY": "BYTES", "BINARY": "BYTES", "BLOB": "BYTES",
     "ROW": "ROW", "STRUCT": "ROW", "STRUCTURED": "ROW", "ARRAY": "ARRAY", "MAP": "MAP", "VARIANT": "VARIANT",
+    "BITMAP": "BITMAP",
 }
 _COMPOSITE = ("ROW", "ARRAY", "MAP")
 
@@ -62,7 +65,8 @@ class SqlType:
 
     Attributes:
         name: canonical name, one of STRING, BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT,
-            DOUBLE, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, BYTES, VARIANT.
+            DOUBLE, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, BYTES, VARIANT, BITMAP (Flink 2.3's set
+            of 32-bit unsigned integers; no parameters).
         precision: DECIMAL precision, TIME and TIMESTAMP fractional-second precision (0-9), VARCHAR or
             CHAR length (characters), VARBINARY or BINARY length (bytes); None for STRING and
             BYTES (Flink's VARBINARY(2147483647)).
@@ -183,8 +187,8 @@ class SqlType:
             known = ", ".join(sorted(set(_ALIASES.values())))
             msg = f"Unknown type {text.strip()!r}; supported: {known}"
             raise SqlError(msg)
-        if name == "VARIANT" and "(" in text:  # Flink's parser: 'Encountered "("'
-            msg = f"Type VARIANT takes no parameters: {text.strip()}"
+        if name in ("VARIANT", "BITMAP") and "(" in text:  # Flink's parser: 'Encountered "("'
+            msg = f"Type {name} takes no parameters: {text.strip()}"
             raise SqlError(msg)
         if name == "DECIMAL":
             p = args[0] if args else 10
@@ -356,12 +360,12 @@ SQL_TYPE_KEY = b"streamsql.sql_type"
 _ARROW = {
     "STRING": pa.string(), "BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(),
     "INT": pa.int32(), "BIGINT": pa.int64(), "FLOAT": pa.float32(), "DOUBLE": pa.float64(),
-    "DATE": pa.date32(), "BYTES": pa.binary(), "VARIANT": pa.string(),
+    "DATE": pa.date32(), "BYTES": pa.binary(), "VARIANT": pa.string(), "BITMAP": pa.binary(),
 }
 _DUCK = {
     "STRING": "VARCHAR", "BOOLEAN": "BOOLEAN", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT",
     "INT": "INTEGER", "BIGINT": "BIGINT", "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "DATE": "DATE",
-    "BYTES": "BLOB", "VARIANT": "VARCHAR",
+    "BYTES": "BLOB", "VARIANT": "VARCHAR", "BITMAP": "BLOB",
 }
 
 
@@ -526,12 +530,12 @@ def hashable(v):
 def holds_time(t: SqlType) -> bool:
     """Whether a composite type has a part only the field's metadata tells.
 
-    A TIME(p > 0) (its precision), a VARIANT (a ``string`` in Arrow), or a structured type's class name
-    (the type itself too).
+    A TIME(p > 0) (its precision), a VARIANT (a ``string`` in Arrow), a BITMAP (a ``binary``), or a
+    structured type's class name (the type itself too).
     """
     return t.class_name is not None or any(
-        (c.name == "TIME" and c.precision) or c.name == "VARIANT" or (c.is_composite and holds_time(c))
-        for c in t.children)
+        (c.name == "TIME" and c.precision) or c.name in ("VARIANT", "BITMAP")
+        or (c.is_composite and holds_time(c)) for c in t.children)
 
 
 def _sql_str(text: str) -> str:

@@ -76,6 +76,7 @@ from streamsql.functions.aggregate_function import (
     valid_mask,
     zero_mask,
 )
+from streamsql.functions.bitmap_aggregates import BITMAP_FUNCTIONS
 from streamsql.functions.collection_aggregates import COLLECTION_FUNCTIONS
 from streamsql.functions.distinct_ttl import CountDistinctTtl
 from streamsql.functions.ordered_aggregates import ORDERED_FUNCTIONS
@@ -127,7 +128,7 @@ def output_field(name: str, t: SqlType) -> pa.Field:
     field's metadata (every TIME is ``time64[us]``), so ``CAST(MAX(t) AS STRING)`` of a TIME(3)
     prints its milliseconds, as Flink; a VARIANT (a ``string``) its type.
     """
-    timed = t.name in ("TIME", "VARIANT") or (t.is_composite and holds_time(t))
+    timed = t.name in ("TIME", "VARIANT", "BITMAP") or (t.is_composite and holds_time(t))
     return t.arrow_field(name) if timed else pa.field(name, t.to_arrow())
 
 
@@ -862,7 +863,7 @@ FUNCTIONS: dict[str, type[AggregateFunction]] = {
     cls.func: cls for cls in (CountStar, Count, Sum, Avg, Min, Max, MinRetract, MaxRetract, CountDistinct,
                               SumDistinct, AvgDistinct,
                               CountDistinctTtl, *VARIANCE_FUNCTIONS, *ORDERED_FUNCTIONS,
-                              *COLLECTION_FUNCTIONS)
+                              *COLLECTION_FUNCTIONS, *BITMAP_FUNCTIONS)
 }
 
 
@@ -889,6 +890,9 @@ _ROWWISE = ("Values in arrival order; a retraction removes the value's first occ
 _DISTINCT = (" DISTINCT keeps a value once, at its first arrival since it was last absent (a value "
              "retracted to a count of zero and added again comes last), in GROUP BY and OVER; refused in "
              "windows: Flink's two-phase window aggregate orders the values by its distinct map's hash.")
+_BITMAPS = ("In GROUP BY (a retraction subtracted as Flink's WithRetract functions), window and OVER "
+            "aggregates ([types.md](types.md#bitmap)).")
+
 AGGREGATE_DOCS = (
     AggregateDoc(("COUNT",), "`*`, any value, `DISTINCT` value", "counts non-NULL values; never NULL"),
     AggregateDoc(("SUM",), "numeric, `DISTINCT` numeric", "NULL without a non-NULL value", _OVERFLOW),
@@ -931,6 +935,16 @@ AGGREGATE_DOCS = (
                  "value",
                  "Linear interpolation as Flink's, DOUBLE (ARRAY<DOUBLE> for an ARRAY of percentages). A "
                  "percentage outside [0, 1] is refused at planning (Flink fails the job)."),
+    AggregateDoc(("BITMAP_BUILD_AGG", "BITMAP_BUILD_CARDINALITY_AGG"), "`[DISTINCT]` INT (TINYINT, SMALLINT)",
+                 "ignores NULLs; NULL without a value",
+                 "The set of the values (read unsigned: -1 is 4294967295) as a BITMAP, or its BIGINT "
+                 "cardinality. " + _BITMAPS),
+    AggregateDoc(("BITMAP_AND_AGG", "BITMAP_AND_CARDINALITY_AGG", "BITMAP_OR_AGG",
+                  "BITMAP_OR_CARDINALITY_AGG", "BITMAP_XOR_AGG", "BITMAP_XOR_CARDINALITY_AGG"),
+                 "`[DISTINCT]` BITMAP",
+                 "ignores NULLs; NULL without a bitmap (an empty result is an empty bitmap)",
+                 "The intersection, union or symmetric difference as a BITMAP, or its BIGINT cardinality. "
+                 + _BITMAPS),
 )
 """The aggregates of docs/functions.md; every one has conformance cases (tests/functions/cases.py;
 FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_ARRAYAGG, JSON_OBJECTAGG and PERCENTILE: the compat

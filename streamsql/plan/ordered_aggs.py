@@ -1,4 +1,4 @@
-"""Planning the row-wise built-in aggregates: FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_*AGG.
+"""Planning the row-wise built-in aggregates: FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_*AGG, BITMAP.
 
 Their functions are :mod:`streamsql.functions.ordered_aggregates` and
 :mod:`streamsql.functions.collection_aggregates`. sqlglot parses ``FIRST_VALUE(x)``,
@@ -20,15 +20,23 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.json_functions import JSON_AGGREGATE
-from streamsql.plan.expressions import ArrayAggCall, ListAggCall, PercentileCall, integer_literal
+from streamsql.plan.expressions import (
+    ArrayAggCall,
+    BitmapAggCall,
+    ListAggCall,
+    PercentileCall,
+    integer_literal,
+)
 from streamsql.plan.nodes import INSERT_ONLY
 
 ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall, ArrayAggCall, exp.JSONArrayAgg,
-                 exp.JSONObjectAgg, PercentileCall, exp.Lag)
+                 exp.JSONObjectAgg, PercentileCall, exp.Lag, BitmapAggCall)
 _NAMES = {exp.FirstValue: "FIRST_VALUE", exp.LastValue: "LAST_VALUE", ListAggCall: "LISTAGG",
           ArrayAggCall: "ARRAY_AGG", exp.JSONArrayAgg: "JSON_ARRAYAGG", exp.JSONObjectAgg: "JSON_OBJECTAGG",
           PercentileCall: "PERCENTILE", exp.Lag: "LAG"}
-_ANONYMOUS = {"LISTAGG": ListAggCall, "PERCENTILE": PercentileCall}
+_ANONYMOUS = {"LISTAGG": ListAggCall, "PERCENTILE": PercentileCall,
+              **{f"BITMAP_{op}{card}_AGG": BitmapAggCall for op in ("BUILD", "AND", "OR", "XOR")
+                 for card in ("", "_CARDINALITY")}}
 
 
 def mark_listagg(q: exp.Expression) -> exp.Expression:
@@ -36,7 +44,10 @@ def mark_listagg(q: exp.Expression) -> exp.Expression:
 
     def mark(n: exp.Expression) -> exp.Expression:
         if type(n) is exp.Anonymous and n.name.upper() in _ANONYMOUS:
-            call = _ANONYMOUS[n.name.upper()](this=n.this, expressions=n.expressions)
+            call = _ANONYMOUS[n.name.upper()](this=n.name.upper() if n.name.upper().startswith("BITMAP_")
+                                              else n.this, expressions=n.expressions)
+        elif type(n) is exp.BitmapOrAgg:  # sqlglot's node of BITMAP_OR_AGG
+            call = BitmapAggCall(this="BITMAP_OR_AGG", expressions=[n.this])
         elif type(n) is exp.Anonymous and n.name.upper() == "ARRAY_AGG":  # several arguments: refused
             call = ArrayAggCall(this="ARRAY_AGG", expressions=n.expressions)
         elif isinstance(n, (exp.IgnoreNulls, exp.RespectNulls)) and isinstance(n.this, exp.ArrayAgg):
@@ -61,6 +72,8 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
             LISTAGG with other than one or two arguments or a separator that is not a string literal;
             PERCENTILE's errors (:func:`_percentile`) (positioned at the call).
     """
+    if isinstance(call, BitmapAggCall):
+        return _bitmap_agg(planner, call, mode)
     name = _NAMES[type(call)]
     if isinstance(call, ArrayAggCall):
         arg = call.expressions[0]
@@ -95,6 +108,28 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
     elif not (isinstance(args[1], exp.Literal) and args[1].is_string):
         planner._fail(args[1], "The separator of LISTAGG must be a string literal")
     return "listagg" + ("_distinct" if distinct else ""), args
+
+
+def _bitmap_agg(planner, call: BitmapAggCall, mode: str) -> tuple[str, list[exp.Expression]]:
+    """A BITMAP aggregate's function (``bitmap_<op>[_cardinality]_agg[_distinct][_retract]``) and argument.
+
+    ``DISTINCT`` changes no answer of BUILD, AND and OR (a set is the same without repeats, and
+    their retracting forms count per value): it is dropped; XOR's is a distinct view
+    (``_distinct``). Over an updating input the ``_retract`` function, as Flink picks its
+    WithRetract ones.
+
+    Raises:
+        SqlError: other than one argument (Calcite's words).
+    """
+    name = call.name.upper()
+    args = list(call.expressions)
+    distinct = len(args) == 1 and isinstance(args[0], exp.Distinct)
+    if distinct:
+        args = list(args[0].expressions)
+    if len(args) != 1:
+        planner._fail(call, f"Invalid number of arguments to function '{name}'. Was expecting 1 arguments")
+    view = "_distinct" if distinct and name.startswith("BITMAP_XOR") else ""
+    return name.lower() + view + ("" if mode == INSERT_ONLY else "_retract"), args
 
 
 def _json_objectagg(planner, call: exp.JSONObjectAgg) -> tuple[str, list[exp.Expression]]:

@@ -72,6 +72,7 @@ from typing import Any
 import msgpack
 import numpy as np
 import pyarrow as pa
+from pyroaring import BitMap
 
 from streamsql.core.java_hash import DoubleKey
 from streamsql.state.exceptions import StateError
@@ -414,6 +415,8 @@ _EXT_TIME, _EXT_TIMEDELTA, _EXT_TUPLE = range(5, 8)
 #: A :class:`~streamsql.core.java_hash.DoubleKey` (-0.0 or NaN kept as a key apart): a plain float
 #: would come back as a dict key equal to 0.0 (or unequal to every NaN).
 _EXT_DOUBLE_KEY = 8
+#: A :class:`pyroaring.BitMap` (a BITMAP aggregate's accumulator): its portable serialization.
+_EXT_BITMAP = 9
 _D = struct.Struct(">d")
 _I = struct.Struct(">i")
 _DATETIME = struct.Struct(">HBBBBBI")  # year, month, day, hour, minute, second, microsecond
@@ -450,6 +453,7 @@ _PACK = {
     dt.timedelta: lambda obj: msgpack.ExtType(_EXT_TIMEDELTA, _DELTA.pack(obj.days, obj.seconds,
                                                                           obj.microseconds)),
     DoubleKey: lambda obj: msgpack.ExtType(_EXT_DOUBLE_KEY, _D.pack(obj)),
+    BitMap: lambda obj: msgpack.ExtType(_EXT_BITMAP, obj.serialize()),
 }
 
 
@@ -491,6 +495,7 @@ _UNPACK = {
     _EXT_TIME: lambda data: dt.time(*_TIME.unpack(data)),
     _EXT_TIMEDELTA: lambda data: dt.timedelta(*_DELTA.unpack(data)),
     _EXT_DOUBLE_KEY: lambda data: DoubleKey(_D.unpack(data)[0]),
+    _EXT_BITMAP: BitMap.deserialize,
 }
 
 

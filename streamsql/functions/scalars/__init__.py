@@ -1,7 +1,7 @@
 """Scalar functions: the registry, one module per group, and the binder.
 
 Importing this package registers every built-in (the group modules register at import):
-:mod:`.string`, :mod:`.text`, :mod:`.conditional`, :mod:`.arithmetic`, :mod:`.temporal`,
+:mod:`.string`, :mod:`.text`, :mod:`.bitmap`, :mod:`.conditional`, :mod:`.arithmetic`, :mod:`.temporal`,
 :mod:`.clock`, :mod:`.composite`, :mod:`.collections`,
 :mod:`.json_functions`, :mod:`.hash`, :mod:`.hash_code`, :mod:`.misc`, :mod:`.formatting`,
 :mod:`.utf16`, :mod:`.variant`, :mod:`.structured`.
@@ -13,6 +13,7 @@ and argument order.
 
 from streamsql.functions.scalars import (  # noqa: F401  (register)
     arithmetic,
+    bitmap,
     clock,
     collections,
     composite,

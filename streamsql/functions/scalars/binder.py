@@ -232,6 +232,8 @@ def _call(n: exp.Expression) -> tuple[exp.Expression, SqlType | None]:
     typed = [Arg(a, type_of(a)) for a in args]
     fn = lookup(name)
     types = [a.type for a in typed]
+    if fn is not None and fn.refusal is not None and not fn.accepts(types):
+        raise FunctionError(fn.refusal(types), n)
     if fn is None or not fn.accepts(types):
         sig = f"{name}(" + ", ".join(f"<{family_name(t)}>" for t in types) + ")"
         msg = f"No match found for function signature {sig}"

@@ -34,6 +34,7 @@ import pyarrow as pa
 from streamsql.core.float_text import java_float_text
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
+from streamsql.functions.scalars.bitmap import text_sql
 from streamsql.functions.scalars.registry import once, session_zone, sql_string
 
 STRING_TYPES = ("STRING", "VARCHAR", "CHAR")
@@ -71,6 +72,8 @@ def _text(arg: str, t: SqlType) -> str | None:
         return time_text(arg, t.precision or 0)
     if t.name == "BYTES":  # Flink: the bytes read as UTF-8 (BINARY(3)'s zero bytes are NUL characters)
         return utf8_text(arg)
+    if t.name == "BITMAP":  # Flink: Bitmap.toString(), {1,2,3}
+        return text_sql(arg)
     return None
 
 

@@ -42,7 +42,7 @@ from streamsql.functions.scalars.registry import (
     to_time,
     type_of,
 )
-from streamsql.functions.scalars.typerules import common_type, least_restrictive, rows_type
+from streamsql.functions.scalars.typerules import branches, common_type, least_restrictive, rows_type
 
 _INT = SqlType("INT")
 
@@ -60,7 +60,7 @@ def handles(n: exp.Expression) -> bool:
         t = type_of(n.this)
         return t is not None and t.is_composite
     if isinstance(n, (exp.Case, exp.Coalesce)) or isinstance(n, exp.If) and n.arg_key != "ifs":
-        return any(t is not None and t.is_composite for t in map(type_of, _branches(n)))
+        return any(t is not None and t.is_composite for t in map(type_of, branches(n)))
     return isinstance(n, exp.Anonymous) and n.name.upper() == "ROW"
 
 
@@ -90,23 +90,13 @@ def compile_composite(n: exp.Expression) -> tuple[exp.Expression, SqlType | None
     return _row(n.expressions)
 
 
-def _branches(n: exp.Expression) -> list[exp.Expression]:
-    """The values a CASE, IF or COALESCE may give (not its conditions)."""
-    if isinstance(n, exp.Case):
-        values = [i.args["true"] for i in n.args.get("ifs") or []]
-        return values + ([n.args["default"]] if n.args.get("default") else [])
-    if isinstance(n, exp.Coalesce):
-        return [n.this, *n.expressions]
-    return [v for v in (n.args.get("true"), n.args.get("false")) if v is not None]
-
-
 def _choice(n: exp.Expression) -> tuple[exp.Expression, SqlType]:
     """CASE / IF / COALESCE over composites: every value brought to their common type by position.
 
     DuckDB unifies STRUCTs by field name, which would merge ``p`` and ``ROW(...)`` into one
     STRUCT of both field lists; Flink takes the fields by position.
     """
-    values = _branches(n)
+    values = branches(n)
     t = common_type([type_of(v) for v in values])
     if t is None:
         msg = "The values have no common type: " + ", ".join(str(type_of(v) or "?") for v in values)
@@ -271,6 +261,10 @@ def _element(item: exp.Expression, t: SqlType) -> str:
 def _array(n: exp.Expression, items: list[exp.Expression]) -> tuple[exp.Expression, SqlType]:
     if not items:
         msg = "ARRAY[] needs at least one element"
+        raise FunctionError(msg, n)
+    if any(type_of(i) is not None and type_of(i).name == "BITMAP" for i in items):
+        msg = ("No assign rules for OTHER defined: an ARRAY[...] or MAP[...] of BITMAPs fails Flink 2.3's "
+               "planner (java.lang.AssertionError)")
         raise FunctionError(msg, n)
     t = _common(n, items, "ARRAY[...]")
     out = sql_node(_list(items, t))

@@ -109,7 +109,8 @@ def if_(c: Call) -> exp.Expression:
     <TIMESTAMP(6)>, <DATE>)'...").
     """
     types = [a.type for a in c.args]
-    if all(t is not None and not is_null(t) for t in types[1:]) and common_type(types[1:]) is None:
+    bitmaps = any(t is not None and t.name == "BITMAP" for t in types[1:])  # Flink 2.3 refuses them too
+    if all(t is not None and not is_null(t) for t in types[1:]) and common_type(types[1:]) is None or bitmaps:
         operands = ", ".join(f"<{calcite_type(t)}>" for t in types)
         msg = (f"Cannot apply 'IF' to arguments of type 'IF({operands})'. Supported form(s): "
                "'IF(<ANY_TYPE>, <NUMERIC_TYPE>, <NUMERIC_TYPE>)'")

@@ -225,6 +225,9 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         # as Flink's CAST of a ROW to a ROW type: field by field, whatever their names
         # (CAST(ROW(g, x) AS ROW<a STRING, b INT>), whose fields are EXPR$0, EXPR$1); DuckDB casts by name
         return template(duckdb_cast("{0}", type_of(n.this), t), _sql(n.this)), t
+    if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name == "BITMAP":
+        # only a NULL gets here (operand_types refuses a CAST of a value to BITMAP, as Flink)
+        return exp.Cast(this=n.this, to=exp.DataType.build("BLOB", dialect="duckdb")), t
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name == "BYTES":
         cast = _bytes_cast(n, t)
         if cast is not None:

@@ -46,6 +46,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "ARRAY": ("ARRAY",),
     "MAP": ("MAP",),
     "JSON": ("STRING", "VARIANT"),
+    "BITMAP": ("BITMAP",),
 }
 """Argument families of the signatures ('ANY' matches every type). ``JSON``: a JSON document, its
 text or a VARIANT (JSON_VALUE and JSON_QUERY read a VARIANT's JSON text, as Flink 2.3 does)."""
@@ -188,6 +189,9 @@ class ScalarFunction:
         fast: a cheaper DuckDB expression for a call, or None when the call's literal arguments
             do not prove it exact (e.g. one regex pass where ``build`` needs two because the
             pattern's group may match nothing); None: ``build`` only.
+        refusal: Flink's own message for argument types that fit no signature, from them, where its
+            input type strategy words it otherwise than ``inferred``'s (BITMAP_FROM_BYTES' ``Unsupported
+            argument type. Expected type of family 'BINARY_STRING' ...``); None: as ``inferred`` says.
         inferred: Flink's signatures of a function typed by its new type inference (e.g.
             ``PARSE_JSON(<CHARACTER_STRING>)``): a call with a signature's arity but other
             argument types is refused in its words, ``Invalid function call`` (a call of another
@@ -206,6 +210,7 @@ class ScalarFunction:
     failures: tuple[Failure, ...] = ()
     fast: Callable[[Call], exp.Expression | None] | None = None
     inferred: tuple[str, ...] = ()
+    refusal: Callable[[list[SqlType | None]], str] | None = None
 
     def compile(self, call: Call) -> exp.Expression:
         """The DuckDB expression of ``call``: :attr:`fast`'s where it applies, else :attr:`build`'s."""

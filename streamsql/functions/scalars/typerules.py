@@ -43,6 +43,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from sqlglot import exp
+
 from streamsql.core.types import SqlType
 
 _INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
@@ -218,3 +220,13 @@ def _least_restrictive_decimal(decs: list[tuple[int, int]]) -> SqlType:
     digits = min(max(p - s for p, s in decs), MAX_PRECISION)
     scale = min(max(s for _, s in decs), MAX_PRECISION - digits)
     return SqlType("DECIMAL", digits + scale, scale)
+
+
+def branches(n: exp.Expression) -> list[exp.Expression]:
+    """The values a CASE, IF or COALESCE may give (not its conditions)."""
+    if isinstance(n, exp.Case):
+        values = [i.args["true"] for i in n.args.get("ifs") or []]
+        return values + ([n.args["default"]] if n.args.get("default") else [])
+    if isinstance(n, exp.Coalesce):
+        return [n.this, *n.expressions]
+    return [v for v in (n.args.get("true"), n.args.get("false")) if v is not None]
