@@ -29,6 +29,7 @@ from streamsql.functions.scalars import (
     operators,
     overlaps,
     reduced,
+    row_equals,
     time_type,
     typeof,
 )
@@ -76,6 +77,8 @@ def bind(node: exp.Expression) -> exp.Expression:
 def _visit(n: exp.Expression) -> exp.Expression:
     if overlaps.handles(n):  # comparisons of the periods' ends, as Calcite
         return _visit(overlaps.rewrite(n))
+    if row_equals.handles(n):  # ROW(..) = ROW(..): its fields' =, as Calcite
+        return _visit(row_equals.rewrite(n))
     if typeof.handles(n):  # a constant from its argument's uncompiled form
         out, t = typeof.compile_typeof(n, bind)
         out.meta[TYPE] = t
@@ -126,8 +129,9 @@ def _visit(n: exp.Expression) -> exp.Expression:
             out, t = _typed_null(operand)
     else:
         n = operand_types.check_operands(n)  # Flink's operand types, before DuckDB's own rules
-        if n.meta.get(operand_types.DEAD_NULL):  # a CAST Flink refuses in code it never generates
-            out, t = _typed_null(SqlType.parse(n.to.sql(dialect="flink")))
+        if n.meta.get(operand_types.DEAD_NULL):  # a CAST or = Flink refuses in code it never generates
+            out, t = _typed_null(SqlType.parse(n.to.sql(dialect="flink")) if isinstance(n, exp.Cast)
+                                 else _BOOLEAN)
         else:
             out, t = operators.compile_operator(n, _operator_type(n))
     if n.meta.get(reduced.REDUCED):  # a constant Flink's planner turns into a literal
@@ -145,13 +149,23 @@ _NULL_ADD_UNITS = ("DOW", "DOY", "ISODOW", "EPOCH")
 def _dropped_by_flink(n: exp.Expression) -> str | None:
     """The argument of ``n`` that Flink's planner drops before it generates code, if any.
 
-    The branch of a ``CASE WHEN FALSE`` (Calcite's simplification removes it) and the operand of a
+    The branch of a ``CASE WHEN FALSE`` (Calcite's simplification removes it), the other operand of
+    ``x OR TRUE`` and ``x AND FALSE`` (simplified to the literal: Flink 2.3 answers ``(u = m) OR
+    TRUE`` of a STRING u and a DECIMAL m, whose ``=`` its code generator refuses) and the operand of a
     TIMESTAMPADD of a unit that makes it NULL (reduced to a NULL literal): Flink validates them,
     but never generates their code, so a refusal of its code generator does not reach them.
     """
     if (isinstance(n, exp.If) and isinstance(n.parent, exp.Case) and isinstance(n.this, exp.Boolean)
             and not n.this.this):
         return "true"
+    if isinstance(n, (exp.Or, exp.And)):
+        absorbing = isinstance(n, exp.Or)  # TRUE absorbs an OR, FALSE an AND
+        for key, other in (("this", "expression"), ("expression", "this")):
+            side = n.args.get(other)
+            while isinstance(side, exp.Paren):
+                side = side.this
+            if isinstance(side, exp.Boolean) and side.this is absorbing:
+                return key
     unit = n.args.get("unit") if isinstance(n, exp.TimestampAdd) else None
     if unit is not None and unit.name.upper() in _NULL_ADD_UNITS:
         return "this"

@@ -197,11 +197,14 @@ def text_groups(text: str, pattern: str, n: int, name: str,
 
     The first is a STRUCT of ``total`` (default ``n``) strings ``g1``, ``g2`` ... (all empty where
     the text does not match), one regular expression; the BIGINTs read it under the name ``name``
-    (:func:`~streamsql.functions.scalars.registry.bind`), 0 where a group is empty.
+    (:func:`~streamsql.functions.scalars.registry.bind`), 0 where a group is empty, NULL where its
+    digits overflow a BIGINT (Java's ``Integer.parseInt`` throws there: no value, as
+    ``CAST('9223372036854775808' AS TIME)`` fails Flink 2.3's job; read as 0, it was 00:00:00).
     """
     names = ", ".join(f"'g{i}'" for i in range(1, (total or n) + 1))
     groups = f"regexp_extract({text}, '^{pattern}$', [{names}])"
-    return groups, [f"coalesce(TRY_CAST(nullif({name}['g{i}'], '') AS BIGINT), 0)" for i in range(1, n + 1)]
+    return groups, [f"(CASE WHEN {name}['g{i}'] = '' THEN 0 ELSE TRY_CAST({name}['g{i}'] AS BIGINT) END)"
+                    for i in range(1, n + 1)]
 
 
 def time_of_day(h: str, mi: str, s: str, micros: str) -> str:

@@ -11,8 +11,11 @@ here, by Flink's (Calcite's) rules, for the forms where they are certain:
   produced type where the two differ only in nullability (Flink drops that cast);
 - a literal: NOT NULL, a string literal ``CHAR(n)`` (n in UTF-16 units, as Java counts);
 - ``CAST(x AS T)``: T, nullable as x; ``TRY_CAST(x AS T)`` of a nullable x: T, nullable;
-- ``x + y``, ``x - y``, ``x * y``, ``x % y`` (``MOD``) over numbers (Flink's result type, as the binder
-  infers it) and the comparisons ``= <> < <= > >=``: nullable iff an operand is;
+- ``x + y``, ``x - y``, ``x * y``, ``x / y``, ``x % y`` (``MOD``) over numbers (Flink's result type, as
+  the binder infers it) and the comparisons ``= <> < <= > >=``: nullable iff an operand is (Flink
+  2.3: ``TYPEOF(1 / 2)`` is ``INT NOT NULL``, ``TYPEOF(m / 2)`` ``DECIMAL(21, 13)``);
+- ARRAY_MIN, ARRAY_MAX and ELEMENT of an ``ARRAY[..]`` constructor: the elements' type, nullable
+  for ARRAY_MIN / ARRAY_MAX, as the elements for ELEMENT;
 - a built-in of :data:`VERIFIED` (its NULL behaviour "NULL if any argument is NULL"), with at least
   one argument: its Flink result type over the arguments' derived types, NOT NULL iff every argument
   is (not over a CHAR/VARCHAR(n) argument when the result is a string: Flink may keep the length);
@@ -24,8 +27,8 @@ here, by Flink's (Calcite's) rules, for the forms where they are certain:
   argument is, its condition too, COALESCE iff every argument is (Flink 2.3's answers: the
   conformance cases and ``tests/e2e/describe_columns_flink.json``).
 
-Every other argument is refused at its position (a column the plan derives, division, CHAR
-lengths that differ ...): a guessed answer would be a silent wrong one. ``force_serializable`` (a BOOLEAN
+Every other argument is refused at its position (a column the plan derives, CHAR lengths that
+differ ...): a guessed answer would be a silent wrong one. ``force_serializable`` (a BOOLEAN
 literal) changes Flink's text only for types StreamSQL has not (RAW, structured types).
 """
 
@@ -59,11 +62,11 @@ NULL_IN_NULL_OUT = "NULL if any argument is NULL"
 RESULT = SqlType("STRING")
 """TYPEOF's own type (nullable, as Flink 2.3 types it)."""
 
-_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Mod)  # MOD(x, y) is x % y
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)  # MOD(x, y) is x % y
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 _NOT_CERTAIN = ("TYPEOF is supported over literals, CASTs, columns read straight from a table, "
-                "+ - * over numbers, comparisons, IS [NOT] NULL, NOT / AND / OR, CASE / IF / COALESCE "
+                "+ - * / % over numbers, comparisons, IS [NOT] NULL, NOT / AND / OR, CASE / IF / COALESCE "
                 "of values of one type, and functions that return NULL exactly when an argument is NULL; ")
 
 
@@ -176,6 +179,8 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         bind(n)  # refuses what the binder refuses (values that do not compare)
         return first.with_nullable(True)
     if isinstance(n, exp.Func) and not isinstance(n, (exp.Case, exp.AggFunc)):
+        if calls.arguments(n)[0] in _ELEMENT_CALLS:
+            return _element_type(n, bind)
         return _call_type(n, bind)
     msg = _NOT_CERTAIN + "the nullability of this expression is not derived here"
     raise FunctionError(msg, n)
@@ -236,6 +241,28 @@ def _choice_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Express
     if isinstance(n, exp.If):  # Flink's IF: NULL when any argument is, the condition too
         types.append(flink_type(n.this, bind))
     return common.with_nullable(any(t.nullable for t in types))
+
+
+_ELEMENT_CALLS = ("ARRAY_MIN", "ARRAY_MAX", "ELEMENT")
+
+
+def _element_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
+    """ARRAY_MIN, ARRAY_MAX and ELEMENT of an ``ARRAY[..]`` constructor: its element type.
+
+    ARRAY_MIN / ARRAY_MAX are nullable (NULL for an empty array); ELEMENT is nullable as the
+    elements are (Calcite's MULTISET_ELEMENT_NULLABLE; the constructor itself is NOT NULL): Flink
+    2.3's ``TYPEOF(ELEMENT(ARRAY[1]))`` is ``INT NOT NULL``, ``TYPEOF(ELEMENT(ARRAY[i]))`` ``INT``,
+    ``TYPEOF(ARRAY_MIN(ARRAY[1, 2]))`` ``INT`` (regression expressions, ``# Session 33``). Over any
+    other array (a column, a function's result) the element's nullability is not derived here.
+    """
+    name, args, _ = calls.arguments(n)
+    array = args[0].unnest() if len(args) == 1 else None
+    if not isinstance(array, exp.Array) or not array.expressions:
+        msg = _NOT_CERTAIN + f"{name} of other than an ARRAY[..] constructor is not"
+        raise FunctionError(msg, n)
+    types = [flink_type(e, bind) for e in array.expressions]
+    common = _common_type(array, types, bind(n))
+    return common.with_nullable(name != "ELEMENT" or any(t.nullable for t in types))
 
 
 def _operator_type(n: exp.Binary, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
