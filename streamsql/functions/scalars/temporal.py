@@ -34,6 +34,7 @@ from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
 from streamsql.functions.scalars import (
+    clock_hours,
     flink_months,
     java_fields,
     java_ints,
@@ -700,8 +701,16 @@ def _java_time_parse(c: Call, java: str) -> str:
     expression of them; a name of a day or month, or AM/PM, is any text there). Without a year in
     the pattern the year is 1970, as Flink's ``fromTemporalAccessor`` takes it (strptime's: 1900),
     and a day of the year is not read. Week fields that make no difference
-    (:func:`_ignored_week_fields`) are read as digits, then cut out of the text strptime reads.
+    (:func:`_ignored_week_fields`) are read as digits, then cut out of the text strptime reads; the
+    hour letters ``k`` and ``K`` are rewritten to ``HH`` / ``hh`` (:mod:`.clock_hours`).
     """
+    hours = clock_hours.rewrite(java)
+    if hours is not None:  # k / K: the text rewritten to HH / hh, read with the pattern without them
+        if re.search(f"[{_WEEK_LETTERS}]", re.sub(r"'[^']*'", "", java)):
+            msg = f"{c.name}: the hour letters 'k' and 'K' with the week fields 'Y' and 'w' are not supported yet in '{java}'"
+            raise c.fail(msg)
+        plain, text, ok = hours
+        return f"CASE WHEN {ok} THEN {bind(text, '__kh', _java_time_parse(c, plain).replace('{0}', '__kh'))} END"
     weeks = _ignored_week_fields(c, java)
     # with them, a day of the year without a year is dropped too (java.time never resolves it)
     drop = _WEEK_LETTERS + ("D" if "y" not in re.sub(r"'[^']*'", "", java) else "") if weeks else ""
