@@ -53,7 +53,8 @@ def rewrite(java: str) -> tuple[str, str, str] | None:
         return None
     ampm = any(t[0] == "a" for t in letters)
     regex = "^" + "".join(f"({_regex(m)})" for m in tokens) + "$"
-    groups = f"regexp_extract({{0}}, {sql_string(regex)}, [{', '.join(repr(f'g{i}') for i in range(len(tokens)))}])"
+    names = ", ".join(f"'g{i}'" for i in range(len(tokens)))
+    groups = f"regexp_extract({{0}}, {sql_string(regex)}, [{names}])"
     pieces, checks, pattern = [], [f"regexp_full_match({{0}}, {sql_string(regex)})"], []
     hour = k_hour = None
     for i, m in enumerate(tokens):
@@ -67,7 +68,8 @@ def rewrite(java: str) -> tuple[str, str, str] | None:
         elif letter == "K":
             checks.append(f"{value} <= 11")
             if ampm:
-                pieces.append(f"lpad(CAST(CASE WHEN {value} = 0 THEN 12 ELSE {value} END AS VARCHAR), 2, '0')")
+                twelve = f"CASE WHEN {value} = 0 THEN 12 ELSE {value} END"
+                pieces.append(f"lpad(CAST({twelve} AS VARCHAR), 2, '0')")
                 pattern.append("hh")
             else:
                 checks.append(f"__K{i}")  # placeholder: the cross-check, once the hour of the day is known

@@ -707,10 +707,12 @@ def _java_time_parse(c: Call, java: str) -> str:
     hours = clock_hours.rewrite(java)
     if hours is not None:  # k / K: the text rewritten to HH / hh, read with the pattern without them
         if re.search(f"[{_WEEK_LETTERS}]", re.sub(r"'[^']*'", "", java)):
-            msg = f"{c.name}: the hour letters 'k' and 'K' with the week fields 'Y' and 'w' are not supported yet in '{java}'"
+            msg = (f"{c.name}: the hour letters 'k' and 'K' with the week fields 'Y' and 'w' are not "
+                   f"supported yet in '{java}'")
             raise c.fail(msg)
         plain, text, ok = hours
-        return f"CASE WHEN {ok} THEN {bind(text, '__kh', _java_time_parse(c, plain).replace('{0}', '__kh'))} END"
+        inner = _java_time_parse(c, plain).replace("{0}", "__kh")
+        return f"CASE WHEN {ok} THEN {bind(text, '__kh', inner)} END"
     weeks = _ignored_week_fields(c, java)
     # with them, a day of the year without a year is dropped too (java.time never resolves it)
     drop = _WEEK_LETTERS + ("D" if "y" not in re.sub(r"'[^']*'", "", java) else "") if weeks else ""
