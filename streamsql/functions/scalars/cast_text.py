@@ -232,11 +232,14 @@ def _floating(t: SqlType) -> tuple[str, str]:
 
 
 #: Flink's own DECIMAL parser (BinaryStringDataUtil.toDecimalFromBytes), for up to 18 digits and bytes:
-#: blanks, a sign, digits with one '.', then one more character that is read and skipped (so
-#: '1d' is 1 and 't' is 0) or an exponent (itself ended by one skipped character), then blanks.
+#: blanks, a sign, digits with one '.', then one more byte that is read and skipped (so '1d' is 1
+#: and 't' is 0, but of a character of several UTF-8 bytes the others are left, no blanks: '語' and
+#: 'ß' are no DECIMAL, as Flink 2.3's TRY_CAST is NULL; '[:^ascii:]' keeps them out) or an exponent
+#: (itself ended by one skipped byte), then blanks.
 _BLANKS = "[ \n\t]*"
-_FLINK_DECIMAL = (f"{_BLANKS}([+-]?)([0-9]*)(?:\\.([0-9]*))?(?:|[^0-9.eE]{_BLANKS}|[eE]"
-                  f"|[eE]([+-]?[0-9]+)(?:[^0-9]{_BLANKS})?|[eE](?:[+-][^0-9]|[^0-9+-]){_BLANKS})")
+_FLINK_DECIMAL = (f"{_BLANKS}([+-]?)([0-9]*)(?:\\.([0-9]*))?(?:|[^0-9.eE[:^ascii:]]{_BLANKS}|[eE]"
+                  f"|[eE]([+-]?[0-9]+)(?:[^0-9[:^ascii:]]{_BLANKS})?"
+                  f"|[eE](?:[+-][^0-9[:^ascii:]]|[^0-9+[:^ascii:]-]){_BLANKS})")
 #: java.math.BigDecimal's text, once Flink trimmed its blanks (precision over 18, or a longer text).
 _BIG_DECIMAL = "[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?"
 
