@@ -149,7 +149,10 @@ _NULL_ADD_UNITS = ("DOW", "DOY", "ISODOW", "EPOCH")
 def _dropped_by_flink(n: exp.Expression) -> str | None:
     """The argument of ``n`` that Flink's planner drops before it generates code, if any.
 
-    The branch of a ``CASE WHEN FALSE`` (Calcite's simplification removes it), the other operand of
+    The branch of a ``CASE WHEN FALSE`` (Calcite's simplification removes it), the values of a
+    COALESCE after a first one that is NOT NULL (Calcite keeps that one only: Flink 2.3 answers
+    ``COALESCE(CAST(0.5 AS DECIMAL(1, 1)), CAST(ts AS DOUBLE))``, a CAST its code generator
+    refuses), the other operand of
     ``x OR TRUE`` and ``x AND FALSE`` (simplified to the literal: Flink 2.3 answers ``(u = m) OR
     TRUE`` of a STRING u and a DECIMAL m, whose ``=`` its code generator refuses) and the operand of a
     TIMESTAMPADD of a unit that makes it NULL (reduced to a NULL literal): Flink validates them,
@@ -158,6 +161,8 @@ def _dropped_by_flink(n: exp.Expression) -> str | None:
     if (isinstance(n, exp.If) and isinstance(n.parent, exp.Case) and isinstance(n.this, exp.Boolean)
             and not n.this.this):
         return "true"
+    if isinstance(n, exp.Coalesce) and n.expressions and _never_null(n.this):
+        return "expressions"
     if isinstance(n, (exp.Or, exp.And)):
         absorbing = isinstance(n, exp.Or)  # TRUE absorbs an OR, FALSE an AND
         for key, other in (("this", "expression"), ("expression", "this")):
@@ -170,6 +175,14 @@ def _dropped_by_flink(n: exp.Expression) -> str | None:
     if unit is not None and unit.name.upper() in _NULL_ADD_UNITS:
         return "this"
     return None
+
+
+def _never_null(n: exp.Expression) -> bool:
+    """Whether Flink types ``n`` NOT NULL, as TYPEOF derives it (False where that is not certain)."""
+    try:
+        return not typeof.flink_type(n, bind).nullable
+    except (FunctionError, SqlError):
+        return False
 
 
 def _typed_null(t: SqlType) -> tuple[exp.Expression, SqlType]:
