@@ -25,6 +25,7 @@ from streamsql.core.types import SqlType
 from streamsql.functions.scalars import (
     calls,
     composite,
+    nested_floor,
     operand_types,
     operators,
     overlaps,
@@ -79,6 +80,8 @@ def _visit(n: exp.Expression) -> exp.Expression:
         return _visit(overlaps.rewrite(n))
     if row_equals.handles(n):  # ROW(..) = ROW(..): its fields' =, as Calcite
         return _visit(row_equals.rewrite(n))
+    if nested_floor.handles(n):  # FLOOR(FLOOR(x TO DAY) TO YEAR): FLOOR(x TO YEAR), as Calcite
+        return _visit(nested_floor.rewrite(n))
     if typeof.handles(n):  # a constant from its argument's uncompiled form
         out, t = typeof.compile_typeof(n, bind)
         out.meta[TYPE] = t

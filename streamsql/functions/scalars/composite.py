@@ -98,12 +98,20 @@ def _branches(n: exp.Expression) -> list[exp.Expression]:
 
 
 def _choice(n: exp.Expression) -> tuple[exp.Expression, SqlType]:
-    """CASE / IF / COALESCE over composites: every value brought to their common type by position.
+    """CASE / COALESCE over composites: every value brought to their common type by position.
+
+    Flink's IF function takes none (refused, as Flink 2.3's validator refuses ``IF(f, ROW(j, s), ROW(j,
+    s))`` and ``IF(f, ARRAY[..], ARRAY[..])``).
 
     DuckDB unifies STRUCTs by field name, which would merge ``p`` and ``ROW(...)`` into one
     STRUCT of both field lists; Flink takes the fields by position.
     """
     values = _branches(n)
+    if isinstance(n, exp.If) and not isinstance(n.parent, exp.Case):  # Flink's IF function
+        operands = ", ".join(f"<{type_of(v) or '?'}>" for v in (n.this, *values))
+        msg = (f"Cannot apply 'IF' to arguments of type 'IF({operands})': no form of Flink's IF takes a "
+               "ROW, ARRAY or MAP (Flink 2.3's validator refuses it); use CASE WHEN")
+        raise FunctionError(msg, n)
     t = common_type([type_of(v) for v in values])
     if t is None:
         msg = "The values have no common type: " + ", ".join(str(type_of(v) or "?") for v in values)
