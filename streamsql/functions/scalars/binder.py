@@ -152,7 +152,10 @@ _NULL_ADD_UNITS = ("DOW", "DOY", "ISODOW", "EPOCH")
 def _dropped_by_flink(n: exp.Expression) -> str | None:
     """The argument of ``n`` that Flink's planner drops before it generates code, if any.
 
-    The branch of a ``CASE WHEN FALSE`` (Calcite's simplification removes it), the values of a
+    The branch of a ``CASE WHEN FALSE`` or ``WHEN`` a NULL constant and the WHEN branches of a ``CASE
+    x`` of a NULL constant x (Calcite's simplification removes them: Flink 2.3 answers ``CASE
+    CAST(NULL AS INT) WHEN i THEN ARRAY[i][0] ELSE 3 END``, whose literal index 0 it refuses in a
+    branch it keeps), the values of a
     COALESCE after a first one that is NOT NULL (Calcite keeps that one only: Flink 2.3 answers
     ``COALESCE(CAST(0.5 AS DECIMAL(1, 1)), CAST(ts AS DOUBLE))``, a CAST its code generator
     refuses), the other operand of
@@ -161,9 +164,11 @@ def _dropped_by_flink(n: exp.Expression) -> str | None:
     TIMESTAMPADD of a unit that makes it NULL (reduced to a NULL literal): Flink validates them,
     but never generates their code, so a refusal of its code generator does not reach them.
     """
-    if (isinstance(n, exp.If) and isinstance(n.parent, exp.Case) and isinstance(n.this, exp.Boolean)
-            and not n.this.this):
+    if isinstance(n, exp.If) and isinstance(n.parent, exp.Case) and (
+            isinstance(n.this, exp.Boolean) and not n.this.this or _null_constant(n.this)):
         return "true"
+    if isinstance(n, exp.Case) and n.this is not None and _null_constant(n.this):
+        return "ifs"  # CASE NULL WHEN v THEN ..: no WHEN matches, Calcite keeps the ELSE
     if isinstance(n, exp.Coalesce) and n.expressions and _never_null(n.this):
         return "expressions"
     if isinstance(n, (exp.Or, exp.And)):
@@ -178,6 +183,26 @@ def _dropped_by_flink(n: exp.Expression) -> str | None:
     if unit is not None and unit.name.upper() in _NULL_ADD_UNITS:
         return "this"
     return None
+
+
+def _null_constant(n: exp.Expression) -> bool:
+    """Whether ``n`` is NULL whatever the row, as Flink's planner folds it (no error possible).
+
+    A NULL literal, a CAST of one, or a deterministic built-in that is NULL when an argument is, of
+    such an argument (``QUARTER(CAST(NULL AS DATE))``).
+    """
+    while isinstance(n, exp.Paren):
+        n = n.this
+    if isinstance(n, exp.Null):
+        return True
+    if isinstance(n, (exp.Cast, exp.TryCast)):
+        return _null_constant(n.this)
+    if isinstance(n, exp.Func) and _is_call(n) and not isinstance(n, exp.AggFunc):
+        name, args, _ = calls.arguments(n)
+        fn = lookup(name)
+        return (fn is not None and fn.nulls == typeof.NULL_IN_NULL_OUT and fn.deterministic
+                and any(_null_constant(a) for a in args))
+    return False
 
 
 def _never_null(n: exp.Expression) -> bool:
