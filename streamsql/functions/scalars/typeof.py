@@ -20,7 +20,7 @@ here, by Flink's (Calcite's) rules, for the forms where they are certain:
   one argument: its Flink result type over the arguments' derived types, NOT NULL iff every argument
   is (not over a CHAR/VARCHAR(n) argument when the result is a string: Flink may keep the length);
 - ``IS [NOT] NULL`` / ``IS [NOT] TRUE`` ..., ``IS [NOT] DISTINCT FROM``: BOOLEAN NOT NULL; ``NOT``,
-  ``AND``, ``OR``: nullable iff an operand is;
+  ``AND``, ``OR``, ``LIKE`` and ``SIMILAR TO`` (``ESCAPE`` too): nullable iff an operand is;
 - ``NULLIF(x, y)``: x's type, nullable (Calcite's ARG0_FORCE_NULLABLE);
 - CASE, IF, COALESCE over values of one type, integers of several widths or STRING with
   CHAR/VARCHAR(n): that common type; CASE nullable iff a value is (no ELSE: NULL), IF iff any
@@ -158,6 +158,13 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         return _inferred(n, bind).with_nullable(operand.nullable)
     if isinstance(n, (*_ARITHMETIC, *_COMPARISONS)):
         return _operator_type(n, bind)
+    if isinstance(n, (exp.Like, exp.SimilarTo, exp.Escape)):  # nullable iff an operand is (BOOLEAN_NULLABLE)
+        sides = [flink_type(n.this, bind), flink_type(n.expression, bind)]
+        if any(t.name == "NULL" for t in sides):
+            raise FunctionError(_NOT_CERTAIN + "LIKE over an untyped NULL is not", n)
+        if not isinstance(n, exp.Escape):
+            bind(n)  # refuses what the binder refuses (operands that are no strings)
+        return SqlType("BOOLEAN", nullable=any(t.nullable for t in sides))
     if isinstance(n, (exp.Is, exp.NullSafeEQ, exp.NullSafeNEQ)):  # IS [NOT] NULL / TRUE, [NOT] DISTINCT
         bind(n)
         return SqlType("BOOLEAN", nullable=False)
