@@ -86,6 +86,8 @@ def _visit(n: exp.Expression) -> exp.Expression:
         out, t = typeof.compile_typeof(n, bind)
         out.meta[TYPE] = t
         return out
+    if isinstance(n, exp.JSONObject):
+        _json_keys_not_null(n)
     if isinstance(n, operators.NAMED_WHEN_FAILING):  # as written, before its operands compile
         n.meta[operators.WRITTEN] = written(n)
     if isinstance(n, exp.Cast) or n.meta.get(reduced.REDUCED):
@@ -203,6 +205,30 @@ def _null_constant(n: exp.Expression) -> bool:
         return (fn is not None and fn.nulls == typeof.NULL_IN_NULL_OUT and fn.deterministic
                 and any(_null_constant(a) for a in args))
     return False
+
+
+def _json_keys_not_null(n: exp.JSONObject) -> None:
+    """Refuse a JSON_OBJECT key of a nullable type, as Flink 2.3's validator does.
+
+    Flink refuses ``JSON_OBJECT(KEY s VALUE 1)`` of a nullable column ``s`` ("Argument to function
+    's' must not be NULL"); a key whose nullability is not derived here (:func:`.typeof.flink_type`)
+    is let through.
+
+    Raises:
+        FunctionError: at the key.
+    """
+    for pair in n.expressions:
+        key = pair.this if isinstance(pair, exp.JSONKeyValue) else None
+        if key is None or isinstance(key, exp.Literal):
+            continue
+        try:
+            nullable = typeof.flink_type(key, bind).nullable
+        except (FunctionError, SqlError):
+            continue
+        if nullable:
+            msg = (f"Argument to function '{key.sql(dialect='flink')}' must not be NULL: a JSON_OBJECT key "
+                   "must be of a NOT NULL type (as Flink's validator; COALESCE it)")
+            raise FunctionError(msg, key)
 
 
 def _never_null(n: exp.Expression) -> bool:
