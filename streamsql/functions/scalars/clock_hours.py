@@ -19,8 +19,9 @@ A text java.time does not parse goes to Flink's fallback (java.sql's ``Timestamp
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from streamsql.functions.scalars.registry import sql_string
+from streamsql.functions.scalars.registry import bind, sql_string
 
 _TOKEN = re.compile(r"'([^']*)'|([A-Za-z])\2*|.")
 _NUMBERS = frozenset("yMLdDHhmsSkK")
@@ -38,14 +39,15 @@ def _regex(m: re.Match) -> str:
     return re.escape(text)
 
 
-def rewrite(java: str) -> tuple[str, str, str] | None:
-    """``java`` without ``k`` / ``K``, and the text to read with it, or None if it has neither.
+def rewrite(java: str) -> tuple[str, Callable[[str], str]] | None:
+    """``java`` without ``k`` / ``K``, and how to read the text with it, or None if it has neither.
 
     Returns:
-        (the pattern: ``k`` as ``HH``, ``K`` as ``hh`` with ``a`` else dropped; DuckDB SQL over
-        ``{0}`` of the text rewritten to it; DuckDB SQL over ``{0}``, true where java.time resolves
-        the hours: the text has the pattern's shape, each value in range, ``K`` agreeing with the
-        hour of the day). Both SQL strings are templates (their braces doubled).
+        (the pattern: ``k`` as ``HH``, ``K`` as ``hh`` with ``a`` else dropped; a function of the
+        DuckDB SQL reading the rewritten text ``__kh`` with that pattern, giving the DuckDB SQL over
+        ``{0}`` of the whole reading: the text's groups taken once (one regular expression), NULL
+        unless java.time resolves the hours: the text has the pattern's shape, each value in
+        range, ``K`` agreeing with the hour of the day). The SQL is a template (braces doubled).
     """
     tokens = list(_TOKEN.finditer(java))
     letters = [m.group(0) for m in tokens if m.group(2)]
@@ -54,7 +56,8 @@ def rewrite(java: str) -> tuple[str, str, str] | None:
     ampm = any(t[0] == "a" for t in letters)
     regex = "^" + "".join(f"({_regex(m)})" for m in tokens) + "$"
     names = ", ".join(f"'g{i}'" for i in range(len(tokens)))
-    groups = f"regexp_extract({{0}}, {sql_string(regex)}, [{names}])"
+    extract = f"regexp_extract({{0}}, {sql_string(regex)}, [{names}])"
+    groups = "__hg"
     pieces, checks, pattern = [], [f"regexp_full_match({{0}}, {sql_string(regex)})"], []
     hour = k_hour = None
     for i, m in enumerate(tokens):
@@ -86,5 +89,12 @@ def rewrite(java: str) -> tuple[str, str, str] | None:
     text = "concat(" + ", ".join(pieces) + ")" if pieces else "''"
     ok = "coalesce(" + " AND ".join(f"({c})" for c in checks) + ", false)"
     escape = str.maketrans({"{": "{{", "}": "}}"})
-    return "".join(pattern), text.translate(escape).replace("{{0}}", "{0}"), \
-        ok.translate(escape).replace("{{0}}", "{0}")
+
+    def template(sql: str) -> str:  # braces doubled, but the placeholder {0}
+        return sql.translate(escape).replace("{{0}}", "{0}")
+
+    def read(inner: str) -> str:
+        body = f"CASE WHEN {template(ok)} THEN {bind(template(text), '__kh', inner)} END"
+        return bind(template(extract), "__hg", body)
+
+    return "".join(pattern), read
