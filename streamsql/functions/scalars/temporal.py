@@ -618,9 +618,9 @@ _UNKNOWN_TO_JAVA_TIME = re.compile(r"[bfijlortCIJPRTU]")
                     "2024-03-01) where Flink's pattern reads the month's last day (2024-02-29). Where the "
                     "fallback reads more than three fraction digits, Flink's TIMESTAMP(3) keeps them all "
                     "(it prints 10:00:00.123456); here they are cut to milliseconds. An hour 24 with no "
-                    "minute or second but 0 read by the pattern's H is NULL here (also in TO_TIMESTAMP_LTZ's "
-                    "format): java.time's end of the day, the next midnight in Flink 2.3 ('2024-01-01 24:00' with "
-                    "'yyyy-MM-dd HH:mm' is 2024-01-02 00:00).")
+                    "minute or second but 0 read by the pattern's H is NULL here (also in "
+                    "TO_TIMESTAMP_LTZ's format): java.time's end of the day, the next midnight in Flink "
+                    "2.3 ('2024-01-01 24:00' with 'yyyy-MM-dd HH:mm' is 2024-01-02 00:00).")
 def to_timestamp(c: Call) -> exp.Expression:
     """The string read as Flink's TO_TIMESTAMP reads it (see above), as a TIMESTAMP(3).
 
