@@ -232,11 +232,24 @@ def _json_keys_not_null(n: exp.JSONObject) -> None:
 
 
 def _never_null(n: exp.Expression) -> bool:
-    """Whether Flink types ``n`` NOT NULL, as TYPEOF derives it (False where that is not certain)."""
-    try:
-        return not typeof.flink_type(n, bind).nullable
-    except (FunctionError, SqlError):
-        return False
+    """Whether Flink types ``n`` NOT NULL, told from its form alone (False where that is not certain).
+
+    A literal other than NULL, a CAST of such a value (not a TRY_CAST), a column whose declared type
+    is NOT NULL. Structural on purpose: deriving the type of a nested COALESCE's first value by
+    binding it (TYPEOF's :func:`.typeof.flink_type`) made binding exponential in the nesting depth.
+    """
+    while isinstance(n, exp.Paren):
+        n = n.this
+    if isinstance(n, exp.Literal) or isinstance(n, exp.Boolean):
+        return True
+    if isinstance(n, exp.Neg):
+        return isinstance(n.this, exp.Literal)
+    if type(n) is exp.Cast:
+        return _never_null(n.this)
+    if isinstance(n, exp.Column):
+        declared = n.meta.get("declared_type")
+        return declared is not None and not declared.nullable
+    return False
 
 
 def _typed_null(t: SqlType) -> tuple[exp.Expression, SqlType]:
