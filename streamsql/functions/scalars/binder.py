@@ -92,6 +92,8 @@ def _visit(n: exp.Expression) -> exp.Expression:
         n.meta[operators.WRITTEN] = written(n)
     if isinstance(n, exp.Cast) or n.meta.get(reduced.REDUCED):
         _keep_position(n)
+    if type(n) is exp.Cast and _null_constant(n.this):  # a NULL literal once Flink's planner folds it
+        n.meta[operand_types.NULL_OPERAND] = True
     dead = _dropped_by_flink(n)
     for key, value in list(n.args.items()):
         token = DEAD_CODE.set(True) if key == dead else None
@@ -190,8 +192,9 @@ def _dropped_by_flink(n: exp.Expression) -> str | None:
 def _null_constant(n: exp.Expression) -> bool:
     """Whether ``n`` is NULL whatever the row, as Flink's planner folds it (no error possible).
 
-    A NULL literal, a CAST of one, or a deterministic built-in that is NULL when an argument is, of
-    such an argument (``QUARTER(CAST(NULL AS DATE))``).
+    A NULL literal, a CAST of one, a TIMESTAMPADD of a unit that makes it NULL (DOW, DOY, ISODOW,
+    EPOCH), or a deterministic built-in that is NULL when an argument is, of such an argument
+    (``QUARTER(CAST(NULL AS DATE))``).
     """
     while isinstance(n, exp.Paren):
         n = n.this
@@ -199,6 +202,9 @@ def _null_constant(n: exp.Expression) -> bool:
         return True
     if isinstance(n, (exp.Cast, exp.TryCast)):
         return _null_constant(n.this)
+    unit = n.args.get("unit") if isinstance(n, exp.TimestampAdd) else None
+    if unit is not None and unit.name.upper() in _NULL_ADD_UNITS:  # NULL whatever its operands
+        return True
     if isinstance(n, exp.Func) and _is_call(n) and not isinstance(n, exp.AggFunc):
         name, args, _ = calls.arguments(n)
         fn = lookup(name)
