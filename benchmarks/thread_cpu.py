@@ -4,16 +4,20 @@
 [--repeat N] [--src KEY=VALUE] [--sink KEY=VALUE] [--set KEY=VALUE]``
 
 Runs each contender's own loop (:func:`benchmarks.contenders.run_raw` /
-:func:`~benchmarks.contenders.run_streamsql`, the code ``benchmarks.run`` runs in its subprocess)
-in this process over ``T``, an existing bids topic (``python -m benchmarks.thread_cpu --load T``
-loads one: 1M events, 10k auctions), into a fresh output topic, alternating the contenders, each
-run in a process of its own (as ``benchmarks.run``), which reads its ``/proc/self/task`` every
-100 ms. Reported per run, in CPU-µs per input event (start-up
+:func:`~benchmarks.contenders.run_streamsql`, the code ``benchmarks.run`` runs in its
+subprocess) in this process over ``T``, an existing bids topic (``python -m
+benchmarks.thread_cpu --load T`` loads one: 1M events, 10k auctions), into a fresh output topic,
+alternating the contenders, each run in a process of its own (as ``benchmarks.run``), which
+reads its ``/proc/self/task`` every 100 ms. Reported per run, in CPU-µs per input event (start-up
 included, as the harness's CPU-s/M): the Python threads together (Arrow's and DuckDB's pools
 included: they carry no name of their own), and each librdkafka thread by thread id, so a
-consumer's and a producer's ``rdk:broker`` threads are told apart (the consumer's is created
-first); and the CPU spent until the job was submitted (start-up). ``benchmarks.threads`` splits
-a StreamSQL job's own threads and waits; this is the comparison with the raw loop, whose
+consumer's and a producer's ``rdk:broker`` threads appear apart; which is which the order does
+not say (other clients' threads, e.g. short-lived ones, can come before or between). In a
+StreamSQL run of Q0 ``perf record`` found the producer's first
+(``rd_kafka_toppar_producer_serve``) and the consumer's second; this docstring said the
+consumer's came first until session 33, so sessions 25 and 31 read the producer's CPU as the
+consumer's. And the CPU spent until the job was submitted (start-up). ``benchmarks.threads``
+splits a StreamSQL job's own threads and waits; this is the comparison with the raw loop, whose
 librdkafka threads do the same work as ours.
 """
 

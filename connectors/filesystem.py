@@ -187,6 +187,8 @@ class FileSystemSource(Source):
 
     def __init__(self, ctx: ConnectorContext):
         self.decoder = _decoder(ctx.table)
+        if ctx.read_columns is not None:  # Flink's FileSystemTableSource pushes its projection down
+            self.decoder.project(ctx.read_columns)
         self.ctx = ctx
         self.path = table_path(ctx.table)
         self.schema = Schema([*ctx.table.physical_schema.fields,
@@ -408,6 +410,7 @@ SPEC = register(
         ],
         create_source=FileSystemSource,
         create_sink=_create_sink,
+        source_reads_columns=True,  # only for Flink's projection into the format (Decoder.project)
         sink_partitioning=True,
         # FileSystemTableSource's are all NOT NULL (TYPEOF in compat case typeof_metadata_column)
         metadata_types={k: t.with_nullable(False) for k, t in READABLE_METADATA.items()},

@@ -316,8 +316,8 @@ class FileSystemSink(Sink):
         for folder in [f for f in self._opened if not self.parts.active(f)]:  # Flink's inactive bucket
             del self._opened[folder]
         for n in sorted(n for n in self._new_at if n <= checkpoint_id):
-            for p, t in self._new_at.pop(n).items():
-                self.trigger.pending.setdefault(p, t)
+            for p in self._new_at.pop(n):  # received now: the process-time delay counts from here
+                self.trigger.receive(p)
         self._commit_partitions(self.trigger.due(checkpoint_id, ended=self._ended))
 
     def _commit_partitions(self, folders: list[str]) -> None:
@@ -357,14 +357,14 @@ class FileSystemSink(Sink):
         self._restore_partitions(state)
 
     def _restore_partitions(self, state: dict) -> None:
-        """The partitions a checkpoint's state had not committed: reported again at the next commit.
+        """The partitions a checkpoint's state had not committed: pending again, with their recorded times.
 
         A restored in-progress file's partition is open again (Flink's restored bucket).
         """
         if self.trigger is None:
             return
-        for k, v in (state.get("partitions") or {}).items():
-            self._new.setdefault(k, int(v))
+        for k, v in (state.get("partitions") or {}).items():  # pending again, with their recorded times
+            self.trigger.receive(k, int(v))
         now = _now_ms()
         for bucket in self.parts.open_files:
             self._opened.setdefault(bucket, now)

@@ -2,8 +2,11 @@ r"""When a filesystem sink commits a partition: Flink 2.3's partition commit tri
 
 ``'sink.partition-commit.trigger'`` (Flink's ``PartitionCommitPredicate``):
 
-- ``process-time`` (default): a partition is committable once ``'sink.partition-commit.delay'``
-  has passed since its first part file opened (Flink's ``ProcTimeCommitPredicate``);
+- ``process-time`` (default): a partition is committable once more than ``'sink.partition-commit.delay'``
+  has passed since it was created (Flink's ``ProcTimeCommitPredicate``: ``delay == 0 || now >
+  created + delay``): for the writer's roll of its in-progress file, since its bucket's first file
+  opened; for the commit, since the committer received it (``ProcTimeCommitTrigger.addPartition``:
+  when the checkpoint that wrote it completed);
 - ``partition-time``: once the watermark is past the partition's time plus the delay, Flink's
   ``PartitionTimeCommitPredicate``: ``watermark > partition_time.atZone(zone) + delay`` with
   ``zone`` = ``'sink.partition-commit.watermark-time-zone'`` (``UTC``; the session zone when the
@@ -17,8 +20,9 @@ A partition's time comes from its values as Flink's ``DefaultPartTimeExtractor``
 (keys in PARTITIONED BY order, as Java's ``replaceAll``: ``'$dt $hm:00'``), or without one the
 first partition value; that text is read as ``yyyy-M-d[ H:m:s[.fraction]]`` (lenient: month 13 is
 next January), else as a date at midnight — or by ``'partition.time-extractor.timestamp-formatter'``
-(a Java ``DateTimeFormatter`` pattern; the letters ``y M d H m s S`` and ``[...]`` optional
-sections here; resolved as Java's SMART resolver: a day past its month's end is its last day,
+(a Java ``DateTimeFormatter`` pattern; the letters ``y u M d H m s S`` (``MMM``: a month's name,
+``Jan``), quoted literals and ``[...]`` optional sections here, any other letter refused by name;
+resolved as Java's SMART resolver: a day past its month's end is its last day,
 month 13 fails). A text neither reads
 fails the job in Java's words (``Text '...' could not be parsed at index 0``), as Flink's does
 when it next looks at the partition.
@@ -34,12 +38,15 @@ import datetime as dt
 import re
 import zoneinfo
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from streamsql.connectors.partitions import folder_values
 
 from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.values import duration_ms
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 TRIGGER = "sink.partition-commit.trigger"
 DELAY = "sink.partition-commit.delay"
@@ -90,17 +97,18 @@ class CommitRule:
     formatter: str | None = None
     zone: str = "UTC"
 
-    def committable(self, folder: str, watermark: int | None, opened_ms: int, now_ms: int) -> bool:
+    def committable(self, folder: str, watermark: int | None, created_ms: int, now_ms: int) -> bool:
         """Whether the partition in ``folder`` (``k1=v1/k2=v2/``) may be committed now.
 
-        ``watermark``: the sink's watermark in ms (None: none yet); ``opened_ms``: when its first
-        part file opened; ``now_ms``: the processing time.
+        ``watermark``: the sink's watermark in ms (None: none yet); ``created_ms``: when the
+        partition was created (module docstring: its first file opened, or the committer received
+        it); ``now_ms``: the processing time.
 
         Raises:
             ExecutionError: its time cannot be read (module docstring), in Java's words.
         """
         if not self.partition_time:
-            return opened_ms + self.delay_ms <= now_ms
+            return self.delay_ms == 0 or now_ms > created_ms + self.delay_ms
         if watermark is None:
             return False
         return watermark > self.partition_ms(folder) + self.delay_ms
@@ -322,8 +330,11 @@ def _formatter_regex(pattern: str, table: str) -> re.Pattern:
             if c not in _LETTERS:
                 refuse(f"the letter '{c}' is not read here (only {' '.join(_LETTERS)}: year, month, day, "
                        f"hour, minute, second, fraction)")
+            _check_count(c, n, refuse)
             name = _LETTERS[c]
-            if c == "S":
+            if c == "M" and n >= 3:  # Java's text month (Locale.ROOT: MMM and MMMM both read 'Jan'..'Dec')
+                group = f"(?P<M>{'|'.join(_MONTHS)})"
+            elif c == "S":
                 group = f"(?P<f>\\d{{{n}}})"
             elif c in "yu":
                 group = "(?P<yy>\\d{2})" if n == 2 else f"(?P<y>\\d{{{n},19}})"
@@ -340,10 +351,31 @@ def _formatter_regex(pattern: str, table: str) -> re.Pattern:
         refuse(f"a field is read twice ({e})")
 
 
+#: Java's month names of ``MMM`` and ``MMMM`` in ``Locale.ROOT`` (case-sensitive, as ``ofPattern``'s parse).
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _check_count(c: str, n: int, refuse: Callable[[str], NoReturn]) -> None:
+    """Refuse ``n`` letters ``c`` in a row where Java's ``ofPattern`` does, or this reader does not read them.
+
+    ``dd``, ``HH``, ``mm``, ``ss`` at most (Java: "Too many pattern letters"); ``MMMMM`` (a narrow
+    month name, ``J`` for three months) is not read here; up to 9 ``S``.
+    """
+    if (c in "dHms" and n > 2) or (c == "M" and n > 5):
+        refuse(f"Too many pattern letters: {c}")  # Java's words
+    if c == "M" and n == 5:
+        refuse("the letter 'M' five times (a narrow month name, one letter for several months) is not read "
+               "here (M, MM: the month's number; MMM, MMMM: its name)")
+    if c == "S" and n > 9:
+        refuse(f"Minimum width must be from 0 to 9 inclusive but was {n}")  # Java's words
+
+
 def _match(regex: re.Pattern, text: str) -> tuple[dict | None, int]:
     m = regex.fullmatch(text)
     if m:
         fields = m.groupdict()
+        if fields.get("M") in _MONTHS:
+            fields["M"] = str(_MONTHS.index(fields["M"]) + 1)
         if fields.get("yy") is not None:  # Java's 'yy': 2000-2099
             fields["y"] = str(2000 + int(fields.pop("yy")))
         return fields, 0
@@ -425,17 +457,25 @@ class PartitionTrigger:
         self.rule = rule
         self.clock = clock
         self.watermark: int | None = None  # the sink's current watermark (ms)
-        self.pending: dict[str, int] = {}  # partition folder -> when its first file opened (ms)
+        self.pending: dict[str, int] = {}  # partition folder -> when it was received (ms, :meth:`receive`)
         self._watermarks: dict[int, int | None] = {}  # checkpoint id -> watermark at its barrier
+
+    def receive(self, folder: str, at_ms: int | None = None) -> None:
+        """The committer receives partition ``folder`` (its checkpoint completed): pending from now.
+
+        As Flink's ``ProcTimeCommitTrigger.addPartition`` (``putIfAbsent`` of the processing time):
+        a partition already pending keeps its time. ``at_ms``: a restored partition's recorded time.
+        """
+        self.pending.setdefault(folder, self.clock() if at_ms is None else at_ms)
 
     def snapshot(self, checkpoint_id: int) -> int | None:
         """Barrier ``checkpoint_id``: keep the watermark it saw; returns it."""
         self._watermarks[checkpoint_id] = self.watermark
         return self.watermark
 
-    def committable(self, folder: str, opened_ms: int, watermark: int | None) -> bool:
+    def committable(self, folder: str, created_ms: int, watermark: int | None) -> bool:
         """:meth:`CommitRule.committable` now."""
-        return self.rule.committable(folder, watermark, opened_ms, self.clock())
+        return self.rule.committable(folder, watermark, created_ms, self.clock())
 
     def due(self, checkpoint_id: int, ended: bool = False) -> list[str]:
         """The pending partitions committable at completed checkpoint ``checkpoint_id``, removed.

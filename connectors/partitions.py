@@ -7,8 +7,9 @@ columns' values, and the records in the files hold the other columns only (Flink
 ``'partition.default-name'`` (``__DEFAULT_PARTITION__``), which a read gives back as NULL (Flink's
 ``RowDataPartitionComputer`` / ``restorePartValueFromType``; Flink 2.3's streaming read fails on a
 default-name folder unless a filter prunes it, "Path should not be null or empty: null"). Names
-and values are escaped as Flink's ``escapePathName``: control characters, ``"#%'*/:=?\\{}[]^``
-and DEL become ``%XX``.
+and values are escaped as Flink's ``escapePathName``: control characters (NUL too), ``"#%'*/:=?\\{}[]^``
+and DEL become ``%XX``; the rest (``$``, space, ``!&()+,;<>@|~`` ...) stays (the filesystem case
+``special_characters``).
 
 A value's folder text is Flink 2.3's Java ``toString`` of its internal value (``folder_text``):
 DATE the days since 1970-01-01 (``19727``), TIME the milliseconds of the day (``37230000``),
@@ -39,7 +40,7 @@ from streamsql.core.catalog import PARTITION_TYPES, TableDef
 from streamsql.core.errors import ConfigError, ExecutionError
 
 DEFAULT_NAME = "__DEFAULT_PARTITION__"
-_ESCAPED = {*range(0x01, 0x20), *map(ord, "\"#%'*/:=?\\\x7f{}[]^")}
+_ESCAPED = {*range(0x00, 0x20), *map(ord, "\"#%'*/:=?\\\x7f{}[]^")}
 #: The integer types a partition column may have (its folder text: the digits).
 INTEGER_TYPES = ("TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT")
 _EPOCH = dt.datetime(1970, 1, 1)
@@ -52,7 +53,10 @@ def escape(text: str) -> str:
 
 
 def unescape(text: str) -> str:
-    """Flink's ``unescapePathName``: ``'%2F'`` → ``'/'`` (a ``%`` without two hex digits stays)."""
+    """Flink's ``unescapePathName``: ``'%2F'`` → ``'/'`` (a ``%`` without two hex digits stays).
+
+    ``%+F`` is ``chr(15)``: Java's ``Integer.parseInt`` reads a sign.
+    """
     out, i = [], 0
     while i < len(text):
         c = text[i]
@@ -66,7 +70,9 @@ def unescape(text: str) -> str:
 
 
 def _hex(two: str) -> bool:
-    return len(two) == 2 and all(ch in "0123456789abcdefABCDEF" for ch in two)
+    """Whether Java's ``Integer.parseInt(two, 16)`` is >= 0 for these two characters (a ``+`` sign too)."""
+    digits = "0123456789abcdefABCDEF"
+    return len(two) == 2 and (two[0] in digits or two[0] == "+") and two[1] in digits
 
 
 def check_partition_columns(table: TableDef) -> None:

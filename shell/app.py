@@ -38,7 +38,7 @@ from streamsql.shell.stdout import patch_stdout
 from streamsql.shell.style import shell_style, sql_lexer
 from streamsql.shell.toolbar import create_toolbar
 
-from streamsql.core.errors import SqlError, StatementError, StreamSQLError, user_text
+from streamsql.core.errors import ExecutionError, SqlError, StatementError, StreamSQLError, user_text
 from streamsql.core.interrupts import INTERRUPTED, exit_code
 from streamsql.core.secrets import redact
 from streamsql.environment import StreamEnvironment
@@ -46,7 +46,7 @@ from streamsql.jobs import FailureWatch, failure_notice, job_summary
 from streamsql.output import shown_changelog, tableau
 from streamsql.plan.temporal_sort import NotTemporalSortError
 from streamsql.sql import nodes as n
-from streamsql.sql.parser import error_in_script, parse_statement, read_script, split_statements
+from streamsql.sql.parser import error_at, error_in_script, parse_statement, read_script, split_statements
 from streamsql.table_result import TableResult
 
 if TYPE_CHECKING:
@@ -103,11 +103,14 @@ class Shell:
         interactive: False to read statements from a non-terminal stream (no prompt, no
             live views): used when stdin is a pipe or file.
         stdout: where non-interactive output goes (default ``sys.stdout``).
+        raise_errors: :meth:`report` raises the error instead of printing it (``streamsql run``,
+            which runs its shell statements here, says its errors itself).
     """
 
     def __init__(self, env: StreamEnvironment, input: Input | None = None, output: Output | None = None,
-                 interactive: bool = True, stdout: TextIO | None = None):
+                 interactive: bool = True, stdout: TextIO | None = None, raise_errors: bool = False):
         self.env = env
+        self.raise_errors = raise_errors
         self.interactive = interactive
         self.statement_set: list[str] | None = None  # INSERT texts between BEGIN STATEMENT SET and END
         self.failed = False  # a statement failed (a non-interactive shell stops there, exit 1)
@@ -164,8 +167,13 @@ class Shell:
 
         Marks the shell :attr:`failed`: also a query or PRINT TOPIC that fails while it streams
         ends a script fed from a pipe with exit 1.
+
+        Raises:
+            BaseException: ``e`` itself, when the shell was made with ``raise_errors``.
         """
         self.failed = True
+        if self.raise_errors:
+            raise e
         verbose = self._verbose()
         if isinstance(e, StreamSQLError):
             self.error(str(e))
@@ -244,11 +252,7 @@ class Shell:
         before = set(self.env.jobs)
         INTERRUPTED.clear()  # a Ctrl-C at the prompt before this statement is not its own
         try:
-            found = commands.find_command(sql)
-            if found is not None:
-                cmd, arg = found
-                return cmd.handler(self, arg)
-            self.dispatch(parse_statement(sql), sql)
+            return self.execute(parse_statement(sql), sql)
         except KeyboardInterrupt:  # e.g. Ctrl-C while an INSERT waits ('table.dml-sync' = 'true')
             self._interrupted(before)
         except Exception as e:  # an error never ends the interactive shell
@@ -256,6 +260,22 @@ class Shell:
                 self._interrupted(before)
             else:
                 self.report(place(e) if place is not None and isinstance(e, StatementError) else e)
+        return True
+
+    def execute(self, tree: exp.Expression, sql: str) -> bool:
+        """Run one parsed statement or client command; errors are raised, not reported.
+
+        ``streamsql run`` and ``shell -f`` run their shell statements (:data:`commands.SHELL_STATEMENTS`)
+        through this too, so every entry point takes the same statements.
+
+        Returns:
+            False for QUIT/EXIT (the shell, or the script, should end), else True.
+        """
+        found = commands.command_of(tree, sql)
+        if found is not None:
+            cmd, arg = found
+            return cmd.handler(self, arg)
+        self.dispatch(tree, sql)
         return True
 
     def _interrupted(self, before: set[str]) -> None:
@@ -288,11 +308,8 @@ class Shell:
             self.info("Add SQL update statement to the statement set.")
             return
         if isinstance(tree, n.PrintTopic):
-            self._print_topic(tree)
+            self._print_topic(tree, sql)
             return
-        if isinstance(tree, n.ClientCommand):  # parsed, but not in the registry
-            msg = f"Unknown command {tree.this.name}; HELP lists commands"
-            raise SqlError(msg, sql)
         stripped, order = split_order_by(tree)
         if order and isinstance(tree, exp.Select):
             try:  # ORDER BY an event-time attribute: the job's temporal sort emits in order; show that
@@ -340,7 +357,12 @@ class Shell:
         elif result.message:
             self.write(result.message.rstrip("\n") + "\n")
 
-    def _print_topic(self, tree: n.PrintTopic) -> None:
+    def _print_topic(self, tree: n.PrintTopic, sql: str) -> None:
+        """PRINT TOPIC: the topic is found before the result starts.
+
+        So a missing topic (or broker) is an error at the topic's name in the statement, as any
+        SQL error (a SqlError with line, column and caret).
+        """
         from streamsql.shell.print_topic import COLUMNS, TopicReader, bootstrap_servers, request_from_tree
 
         req = request_from_tree(tree)
@@ -348,6 +370,10 @@ class Shell:
         running = None if self.interactive else (lambda: any(not j.done for j in self.env.jobs.values()))
         reader = TopicReader(req, bootstrap_servers(self.env.config.get("properties.bootstrap.servers")),
                              jobs_running=running)
+        try:
+            reader.open()
+        except ExecutionError as e:
+            raise error_at(tree.this, str(e), sql) from None
         stream = Stream(COLUMNS, reader, reader.cancel, None, "records", wide=("key", "value"),
                         left_text=True)
         show_stream(self, stream, "tableau")
@@ -415,7 +441,9 @@ def run_script_stream(shell: Shell, text: str) -> int:
             if shell.failed:
                 shell.shutdown()
                 return 1
-            if shell.interrupted:  # Ctrl-C ends the script, as streamsql run's (it cancelled the jobs)
+            # Ctrl-C ends the script, as streamsql run's (it cancelled the jobs); also one that only ended
+            # a PRINT TOPIC read (the read took it: INTERRUPTED says it came)
+            if shell.interrupted or INTERRUPTED.is_set():
                 shell.shutdown()
                 return exit_code()
         try:  # (the message inside: a Ctrl-C right after it is the wait's)

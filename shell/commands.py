@@ -3,8 +3,8 @@
 The registry follows litecli's ``special`` package.
 
 A command is a function ``(shell, arg) -> bool`` registered with :func:`command`; it returns
-False to end the shell. ``arg`` is the rest of the line after the command word, without a
-trailing ``;``. Example::
+False to end the shell. ``arg`` is the command's argument as parsed (HELP's name), else "".
+Example::
 
     @command("CLEAR", description="Clears the screen.")
     def clear(shell, arg):
@@ -16,6 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
+
+from sqlglot import exp
+
+from streamsql.core.errors import SqlError
+from streamsql.sql import nodes as n
 
 if TYPE_CHECKING:
     from streamsql.shell.app import Shell
@@ -99,16 +104,27 @@ def command(name: str, *aliases: str, usage: str | None = None, description: str
     return register
 
 
-def find_command(text: str) -> tuple[Command, str] | None:
-    """The command that ``text`` invokes and its argument, or None when it is SQL.
+def command_of(tree: exp.Expr, sql: str = "") -> tuple[Command, str] | None:
+    """The command a parsed statement invokes and its argument, or None when it is not a command.
 
-    ``text`` is one statement: its first word names the command (any case); a trailing ``;``
-    is dropped from the argument.
+    The grammar (``streamsql.sql.grammar``) is the one parser of commands, whichever entry point
+    read the statement (the prompt, a pipe, ``streamsql run``, ``shell -f``).
+
+    Raises:
+        SqlError: a command the grammar knows but the registry does not.
     """
-    words = text.strip().rstrip(";").strip().split(None, 1)
-    if not words or words[0].upper() not in COMMANDS:
+    if not isinstance(tree, n.ClientCommand):
         return None
-    return COMMANDS[words[0].upper()], (words[1].strip() if len(words) > 1 else "")
+    name = tree.this.name.upper()
+    if name not in COMMANDS:
+        msg = f"Unknown command {name}; HELP lists commands"
+        raise SqlError(msg, sql)
+    arg = tree.args.get("expression")
+    return COMMANDS[name], (arg.name if arg is not None else "")
+
+
+#: The statements only the shell runs (the environment does not): client commands and PRINT TOPIC.
+SHELL_STATEMENTS = (n.ClientCommand, n.PrintTopic)
 
 
 def unique_commands() -> list[Command]:
@@ -179,7 +195,8 @@ def _help(shell: Shell, arg: str) -> bool:
 
 
 @command("QUIT", "EXIT", description="Quits the shell, cancelling the jobs still running (they run in this "
-                                     "process); a piped script waits for its jobs unless it ends with QUIT.")
+                                     "process); a script (piped, -f, streamsql run) waits for its jobs "
+                                     "unless it ends with QUIT.")
 def _quit(shell: Shell, arg: str) -> bool:
     return False
 

@@ -91,10 +91,21 @@ class TopicReader:
         self.timeout_s = timeout_s
         self.jobs_running = jobs_running
         self._stop = threading.Event()
+        self._opened = None  # (consumer, ends) once open() ran
 
     def cancel(self) -> None:
         """Stop reading (from another thread); the iterator ends at its next poll."""
         self._stop.set()
+
+    def open(self) -> None:
+        """Connect and find the topic now, before any row is shown (the statement's errors come first).
+
+        Raises:
+            ExecutionError: when the broker cannot be reached or the topic does not exist
+                (after waiting for it while the shell's jobs run, for a bounded read).
+        """
+        if self._opened is None and not (self.request.limit is not None and self.request.limit <= 0):
+            self._opened = self._open()
 
     def _open(self):
         from confluent_kafka import OFFSET_BEGINNING, OFFSET_END, Consumer, TopicPartition
@@ -158,7 +169,9 @@ class TopicReader:
         req = self.request
         if req.limit is not None and req.limit <= 0:
             return
-        consumer, ends = self._open()
+        self.open()
+        consumer, ends = self._opened
+        self._opened = None
         following = self.jobs_running is not None
         # FROM BEGINNING without a LIMIT stops when caught up with the ends seen at the start
         # (a bounded read follows the topic first, while the shell's jobs run).

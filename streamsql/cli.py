@@ -22,11 +22,17 @@ import signal
 import socket
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from streamsql.core.errors import StreamSQLError, user_text
 from streamsql.core.interrupts import INTERRUPTED, exit_code, interrupt
 from streamsql.core.lifeline import die_with_driver
 from streamsql.core.secrets import redact, remember
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from sqlglot import exp
 
 
 def _settings(pairs: list[str]) -> dict[str, str]:
@@ -96,10 +102,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         with FailureWatch(env.jobs, on_failure):  # on leaving, every failure has been reported
             running_statements.set()
-            _run_statements(env, script, args.file, lambda result: print_result(result, voice.results))
+            shell_statements = _shell_statements(env, voice, worker=args.command == "worker")
+            quit_ = _run_statements(env, script, args.file,
+                                    lambda result: print_result(result, voice.results), shell_statements)
             running_statements.clear()
             if _interrupted.is_set():  # a Ctrl-C that a query in DuckDB took for its own (see _on_sigint)
                 raise KeyboardInterrupt
+            if quit_:  # QUIT: cancel the jobs still running and end now, as the piped shell does
+                return _quit_run(env, voice)
             env.wait_all()  # raises the first failure as it happens
         for job in env.jobs.values():
             voice.info(job_summary(job))
@@ -176,19 +186,77 @@ class _Voice:
         sys.stderr.flush()
 
 
-def _run_statements(env, script: str, file: str, print_result) -> None:
+def _shell_statements(env, voice: _Voice, worker: bool) -> Callable[[exp.Expr, str], bool]:
+    """How a script runs its shell statements (PRINT TOPIC, HELP, QUIT ...): as the piped shell does.
+
+    One non-interactive shell of ``env`` runs them (``streamsql.shell``: the same parser and
+    commands as the prompt and a pipe), writing to the run's results; a PRINT TOPIC read is bounded
+    by the script's jobs (``streamsql.shell.print_topic``). A worker runs none of them but QUIT
+    (they only print, and a worker prints nothing of the script's): QUIT ends its statements too.
+
+    Returns:
+        ``run(tree, sql)``: False when the statement is QUIT/EXIT (the script ends), else True.
+    """
+    from streamsql.shell.app import Shell
+    from streamsql.shell.commands import command_of
+
+    shell = Shell(env, interactive=False, stdout=voice.results, raise_errors=True)
+
+    def run(tree, sql: str) -> bool:
+        if not worker:
+            go_on = shell.execute(tree, sql)
+            if _interrupted.is_set():  # a Ctrl-C that ended a PRINT TOPIC read ends the run (130)
+                raise KeyboardInterrupt
+            return go_on
+        found = command_of(tree, sql)
+        return found is None or found[0].name != "QUIT"
+
+    return run
+
+
+def _quit_run(env, voice: _Voice) -> int:
+    """QUIT in a script: cancel the jobs still running, naming them, then each job's summary; exit 0.
+
+    As the piped shell's QUIT (``streamsql.shell.app.run_script_stream``): the jobs live in this
+    process, so they cannot outlive it.
+    """
+    from streamsql.jobs import job_summary
+
+    running = [j.job_id for j in env.jobs.values() if not j.done]
+    if running:
+        voice.info(f"[INFO] QUIT: cancelling {len(running)} running job{'s' if len(running) > 1 else ''}: "
+                   + ", ".join(running))
+    env.close()
+    for job in env.jobs.values():
+        voice.info(job_summary(job))
+    return 0
+
+
+def _run_statements(env, script: str, file: str, print_result,
+                    shell_statement: Callable[[exp.Expr, str], bool] | None = None) -> bool:
     """Parse the whole script, then run its statements in order, printing each (``print_result(result)``).
+
+    Shell statements (``streamsql.shell.commands.SHELL_STATEMENTS``) go to ``shell_statement``;
+    without it they are refused, as any statement the environment does not run.
+
+    Returns:
+        True when QUIT (or EXIT) ended the script before its end, else False.
 
     Raises:
         StreamSQLError: the first failing statement, positioned in the script.
     """
     from streamsql.core.errors import StatementError
+    from streamsql.shell.commands import SHELL_STATEMENTS
     from streamsql.sql.parser import error_in_script, parse_script
 
     # Parse the whole script first: a syntax error at the end must not leave jobs running.
     statements = parse_script(script, file)
     for i, (st, tree) in enumerate(statements):
         try:
+            if shell_statement is not None and isinstance(tree, SHELL_STATEMENTS):
+                if not shell_statement(tree, st.text):
+                    return True
+                continue
             result = env.execute_parsed(tree, st.text)
         except StatementError as e:  # a SqlError, PlanError or OptionError: re-position it in the script
             raise error_in_script(e, st, script, file, [s for s, _ in statements[:i]]) from None
@@ -199,6 +267,7 @@ def _run_statements(env, script: str, file: str, print_result) -> None:
             moved = error_in_script(warning, st, script, file)
             result.message = result.message.replace(str(warning), str(moved))
         print_result(result)
+    return False
 
 
 def cmd_shell(args: argparse.Namespace) -> int:

@@ -98,6 +98,16 @@ class Decoder(ABC):
         column stays (a format that does not say what skipping a column changes decodes all).
         """
 
+    def project(self, read: frozenset[tuple[str, ...]]) -> None:
+        """The job reads only the columns in ``read``: the type Flink's projection pushdown gives the format.
+
+        Unlike :meth:`narrow`, this may change a record's fate, where Flink's converter of the
+        projected type does: the ``json`` format walks a record nested past Jackson's limit with
+        the projected columns only (:mod:`.json_depth`). Called by a source whose Flink
+        counterpart pushes its projection into the format (``FileSystemTableSource``).
+        Default: nothing changes.
+        """
+
 
 class Encoder(ABC):
     """Turns rows into message payloads, one per row.

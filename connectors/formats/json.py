@@ -83,9 +83,10 @@ from streamsql.connectors.formats.convert import (
     make_converter,
     record_fault,
 )
+from streamsql.connectors.formats.json_depth import TooDeep, check_depth, deep_recursion, too_deep
 from streamsql.connectors.formats.json_fields import Repeated, may_repeat, object_from_pairs, streamed_fields
 from streamsql.connectors.formats.json_msgspec import MsgspecReader
-from streamsql.connectors.formats.json_stream import replay
+from streamsql.connectors.formats.json_stream import replay, replay_deep
 
 from streamsql.core.connector import OptionSpec, choice_option, flag_option, read_tree
 from streamsql.core.elements import Batch
@@ -223,7 +224,8 @@ def read_rows(payloads: list[bytes], schema: pa.Schema, constants: bool = False,
     """Fast path: one row per payload read by Arrow, or None when that is not guaranteed.
 
     None when a payload is not a lone JSON object (see :func:`objects_only`), the text is not
-    valid UTF-8, or the row count differs; raises Arrow's error for invalid JSON. Arrow reads the
+    valid UTF-8, the row count differs or a payload is nested deeper than Jackson's limit
+    (:mod:`.json_depth`); raises Arrow's error for invalid JSON. Arrow reads the
     bare tokens ``NaN`` and ``Infinity`` as numbers, which Flink's JSON parser rejects (the record
     is bad: compat case ``kafka_json_non_numeric_numbers``), so unless ``constants`` a batch
     holding either text goes to the slow path, which decides. With ``repeats`` (a
@@ -235,6 +237,8 @@ def read_rows(payloads: list[bytes], schema: pa.Schema, constants: bool = False,
         return None
     data, a = lines
     if not constants and has_constant(a):
+        return None
+    if too_deep(data, payloads):  # Arrow reads it; Jackson (Flink) refuses it: the slow path decides
         return None
     if repeats is not None and line_matches(data, repeats):
         return None
@@ -552,6 +556,9 @@ class JsonDecoder(Decoder):
         self._skip_fast = 0  # batches to decode on the slow path after a lenient-conversion fallback
         self._msg: MsgspecReader | None = None  # set by narrow(): the first fast path of a narrowed decoder
         self._msg_now = False  # this decode() still tries it (not after it failed once)
+        # set by project(): the columns the query reads, the row type Flink's projection pushdown
+        # gives its converter (which a record past Jackson's limit is walked with: _replay_deep)
+        self._projected: Schema | None = None
 
     def narrow(self, read: frozenset[str]) -> None:
         """Keep the columns read and those whose value can change a record (see :meth:`Decoder.narrow`).
@@ -604,6 +611,17 @@ class JsonDecoder(Decoder):
         self.read_schema = read_schema(self.schema)
         self._msg = self._msgspec_reader(full.schema) if self._wide is not None else None
         self.converter = RowConverter(self.schema, self.fail_on_missing, self.ignore_errors, self.iso, True)
+
+    def project(self, read: frozenset[tuple[str, ...]]) -> None:
+        """The columns read: the row type of a record past Jackson's limit (:meth:`Decoder.project`).
+
+        Flink's ``JsonParserToRowDataConverters`` converter of the projected type counts only
+        those columns (``scripts/flink_json_nesting.py``: a filesystem source, the deep field
+        unread, drops the record that, read, is a row with it NULL).
+        """
+        tree = read_tree(read)
+        base = self._full[0].schema if self._full else self.schema
+        self._projected = Schema([f for f in base if f.name.lower() in tree])
 
     def _msgspec_reader(self, full: Schema) -> MsgspecReader | None:
         """The msgspec fast path for records of ``full`` giving :attr:`schema`'s columns, or None.
@@ -740,6 +758,28 @@ class JsonDecoder(Decoder):
         )
 
     def _parse_row(self, v: bytes) -> tuple:
+        """One record's row (Flink's rules); deep records as Jackson takes them (:mod:`.json_depth`).
+
+        Raises:
+            RecordError: a bad record (:class:`~.json_depth.TooDeep` past Jackson's nesting limit;
+                :class:`~.convert.Dropped` for one Flink's lenient reader drops).
+        """
+        with deep_recursion(v):
+            try:
+                check_depth(v)
+            except TooDeep:
+                if not self.ignore_errors:
+                    raise
+                return self._replay_deep(v)
+            return self._parse_row_within_limit(v)
+
+    def _replay_deep(self, v: bytes) -> tuple:
+        """A record past Jackson's limit, ignore-parse-errors: Flink's walk over its projected columns."""
+        projected = self._projected or (self._full[0].schema if self._full else self.schema)  # not narrowed
+        row = dict(zip(projected.names, replay_deep(v, projected, self.iso)))
+        return tuple(row.get(name) for name in self.schema.names)
+
+    def _parse_row_within_limit(self, v: bytes) -> tuple:
         obj = self.parser.parse(v)
         if self._full is None:
             return self.converter.convert(obj)

@@ -29,7 +29,9 @@ would; any other batch gives None and the caller goes on to the Arrow fast path,
   one value msgspec read.
 
 Raises nothing of its own: :meth:`MsgspecReader.read` returns None for what it does not take
-(also for nesting deeper than msgspec's limit, where msgspec raises RecursionError).
+(also for a record nested deeper than Jackson's limit, :mod:`.json_depth`, which msgspec may
+take, in an unread STRING's ``Raw``, and for nesting deeper than msgspec's own limit, where it
+raises RecursionError).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import msgspec
 import numpy as np
 import pyarrow as pa
 from streamsql.connectors.formats.common import ARROW_ERRORS, fix_types, valid_utf8
+from streamsql.connectors.formats.json_depth import too_deep
 
 from streamsql.core.types import Schema, SqlType
 
@@ -113,7 +116,7 @@ class MsgspecReader:
         None for a batch this path does not decode exactly as Flink (module docstring).
         """
         data = b"\n".join(payloads)
-        if b"\\" in data or not valid_utf8(data):
+        if b"\\" in data or not valid_utf8(data) or too_deep(data, payloads):
             return None
         try:
             rows = list(map(self._decode, payloads))

@@ -21,10 +21,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from streamsql.connectors.formats.convert import RECORD_FAULTS, Dropped, Misaligned, json_text, make_converter
+from streamsql.connectors.formats.json_depth import MAX_DEPTH, TooDeep, deep_tokens
 
 from streamsql.core.types import Schema, SqlType
 
-__all__ = ["Dropped", "Misaligned", "replay"]
+__all__ = ["Dropped", "Misaligned", "replay", "replay_deep"]
 
 
 
@@ -54,15 +55,47 @@ def tokens(v: Any, out: list) -> list:
 
 
 class _Cursor:
+    """Jackson's parser over tokens: ``next()`` raises :class:`~.json_depth.TooDeep` as Jackson does.
+
+    Jackson opens the level's context, then checks its depth: the cursor stands on the token
+    that went past the limit (Jackson's current token is still the one before it, which no
+    converter reads again) and the next ``next()`` goes on after it, one level deeper.
+    """
+
     def __init__(self, toks: list):
         self.toks, self.i = toks, 0
+        self.depth = 1 if toks and toks[0][0] in _OPEN else 0
+        #: the token is Jackson's null after a limit met on an object member's value (see next())
+        self.phantom = False
+        self._phantom_next = False
 
     def cur(self):
+        if self.phantom:
+            return None
         return self.toks[self.i] if self.i < len(self.toks) else None
 
     def next(self):
+        """The next token (None past the end); raises TooDeep where Jackson's ``nextToken`` does.
+
+        An object member's value is opened by the call after the one that gave its name
+        (``_nextAfterName``), which clears the value it had read ahead before the limit throws:
+        the call after that gives null (the parser's current token is still the name), and only
+        the one after it reads on, inside the new level.
+        """
+        if self._phantom_next:
+            self._phantom_next, self.phantom = False, True
+            return None
+        self.phantom = False
         self.i += 1
-        return self.cur()
+        tok = self.cur()
+        if tok is not None and tok[0] in _OPEN:
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                self._phantom_next = self.toks[self.i - 1][0] == "F"
+                raise TooDeep(self.depth)
+        elif tok is not None and tok[0] in ("}", "]"):
+            self.depth -= 1
+        return tok
 
     def value_at(self) -> Any:
         """The parsed value starting at the current token (Jackson's ``readValueAsTree``), consumed."""
@@ -139,8 +172,8 @@ def _not_null(t: SqlType, iso: bool) -> Conv:
                 msg = "Illegal JSON array data"
                 raise ValueError(msg)
             out = []
-            while (tok := c.next()) is not None and tok[0] != "]":
-                out.append(elem(c))
+            while ((tok := c.next()) is not None or c.phantom) and (tok is None or tok[0] != "]"):
+                out.append(elem(c))  # Jackson's null token (c.phantom): a NULL element, read on
             if tok is None:
                 raise Dropped
             return out
@@ -154,7 +187,7 @@ def _not_null(t: SqlType, iso: bool) -> Conv:
                 msg = "Illegal JSON map data"
                 raise ValueError(msg)
             out = {}
-            while (tok := c.next()) is not None and tok[0] != "}":
+            while ((tok := c.next()) is not None or c.phantom) and (tok is None or tok[0] != "}"):
                 k = key(c)
                 c.next()
                 out[k] = value(c)
@@ -191,12 +224,12 @@ def row_converter(names: list[str], convs: list[Conv]) -> Conv:
         cnt = 0
         c.next()
         while (tok := c.cur()) is None or tok[0] != "}":
-            if tok is None:
+            if tok is None and not c.phantom:
                 raise Dropped  # Flink: skipToNextField switches on a null token (NullPointerException)
             if cnt >= len(names):
-                _skip(c)
+                _skip(c)  # on Jackson's null token too: the NullPointerException (Dropped)
                 continue
-            name = tok[1] if tok[0] == "F" else _TEXT.get(tok[0], tok[1])
+            name = None if tok is None else tok[1] if tok[0] == "F" else _TEXT.get(tok[0], tok[1])
             c.next()
             i = index.get(name) if isinstance(name, str) else None
             if i is not None:
@@ -219,6 +252,8 @@ def _skip(c: _Cursor) -> None:
         depth = 1
         while depth > 0:
             nxt = c.next()
+            if nxt is None and c.phantom:  # Jackson's null token: neither opens nor closes
+                continue
             if nxt is None:
                 raise Dropped
             depth += (nxt[0] in _OPEN) - (nxt[0] in ("}", "]"))
@@ -231,6 +266,25 @@ def replay(obj: dict, schema: Schema, iso: bool) -> tuple:
     Raises:
         Dropped: Flink drops the record (its walk ran past the end).
     """
+    return _replay(tokens(obj, []), schema, iso)
+
+
+def replay_deep(v: bytes, schema: Schema, iso: bool) -> tuple:
+    """The row Flink's lenient converter reads from a record nested past Jackson's limit.
+
+    A column whose converter walks into the deep value is NULL and the walk goes on (compat case
+    ``kafka_json_deep_nesting_ignored_read``); a limit met outside one drops the record.
+
+    Raises:
+        Dropped: Flink drops the record.
+    """
+    try:
+        return _replay(deep_tokens(v), schema, iso)
+    except TooDeep as e:  # out of every field's converter: Flink's row is null, the record dropped
+        raise Dropped(str(e)) from None
+
+
+def _replay(toks: list, schema: Schema, iso: bool) -> tuple:
     conv = row_converter(schema.names, [converter(f.type, iso) for f in schema])
-    row = conv(_Cursor(tokens(obj, [])))
+    row = conv(_Cursor(toks))
     return tuple(row[n] for n in schema.names)

@@ -38,6 +38,9 @@ from streamsql.core.errors import ExecutionError, FencedError
 QUEUE_DEFAULTS = {"queue.buffering.max.messages": 10_000, "queue.buffering.max.kbytes": 4096}
 #: How long a produce that found the queue full serves delivery reports before it tries again (s).
 QUEUE_FULL_WAIT_S = 0.005
+#: How many such waits free nothing before the next is a flush (:meth:`ProducerHandle._wait_for_room`):
+#: a 1 MB ProduceRequest took 1-7 ms to be acknowledged by the local broker (loaded machine).
+QUEUE_FULL_WAITS = 3
 
 #: How long a flush may make no progress before it asks the cluster whether its topics still
 #: exist (s). A transactional producer keeps the messages of a deleted topic queued until
@@ -271,7 +274,7 @@ class ProducerHandle:
                 except BufferError:  # queue full: serve delivery reports and retry the same row
                     if len(p) == 0:  # nothing queued, still no room: this message can never fit
                         self._too_large(values[i], keys[i] if keys else None)
-                    p.poll(QUEUE_FULL_WAIT_S)
+                    self._wait_for_room()
                     self.check()
                     self._raise_aborted()
                     continue
@@ -299,7 +302,7 @@ class ProducerHandle:
                     key = None if keys is None else payload_list(keys.slice(start, 1))[0]
                     self._too_large(payload_list(values.slice(start, 1))[0], key)
                 start = full.done
-                p.poll(QUEUE_FULL_WAIT_S)
+                self._wait_for_room()
                 self.check()
                 self._raise_aborted()
             except RefusedMessage as refused:
@@ -321,6 +324,26 @@ class ProducerHandle:
                 raise ExecutionError(msg) from None
         p.poll(0)
         self.check()
+
+    def _wait_for_room(self) -> None:
+        """Wait for the full queue to shrink (:data:`QUEUE_FULL_WAITS` waits at most), serving reports.
+
+        A full queue is sent as librdkafka's batching allows: a partition's messages wait up to
+        ``linger.ms`` unless they fill ``batch.num.messages`` or ``batch.size``. When the waits
+        free nothing (e.g. a keyed sink's rows spread thin over many partitions under the
+        transactional producer's long linger, :data:`~.transactions.TXN_LINGER_MS`), the last wait
+        is a ``flush()``, during which librdkafka sends what is queued at once; so a full queue
+        waits at most ~``QUEUE_FULL_WAITS`` × :data:`QUEUE_FULL_WAIT_S` for the linger, and a queue
+        that drains anyway is not flushed (while a flush lasts, the broker thread sends small
+        requests and polls in a loop: more CPU per message).
+        """
+        p = self.producer
+        before = len(p)
+        for _ in range(QUEUE_FULL_WAITS - 1):
+            p.poll(QUEUE_FULL_WAIT_S)
+            if len(p) < before:
+                return
+        p.flush(QUEUE_FULL_WAIT_S)
 
     def _too_large(self, value: bytes | None, key: bytes | None) -> None:
         """Raise: librdkafka never queues a message larger than its queue's bytes bound.

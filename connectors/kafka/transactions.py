@@ -80,6 +80,15 @@ SERVICE_KEY = "kafka_transactions"
 TXN_TIMEOUT_S = 60.0
 #: How long a finished job's last commit waits for its records to become visible.
 VISIBLE_TIMEOUT_S = 10.0
+#: The transactional producer's ``linger.ms`` unless the table sets it (the other producers keep
+#: :class:`~.producer.ProducerHandle`'s 5 ms). Its records become visible at the commit only, and
+#: the commit flushes (librdkafka sends at once while a flush lasts), so lingering delays nothing
+#: a reader sees. With 5 ms, librdkafka's broker thread polled its socket in a loop while a sink
+#: batch's messages were being sent (~100,000 ``poll()`` calls/s measured by ``perf stat`` on a
+#: producer of 10,000-message batches at 200,000 messages/s; 31,000 with 20 ms, 800 with 100 ms),
+#: ~1 CPU-µs per message of Q0's 4.5-5 (benchmarks/README.md, session 33). A full queue waits no
+#: linger either: :meth:`~.producer.ProducerHandle._wait_for_room`.
+TXN_LINGER_MS = 100
 #: OffsetFetch errors of a group coordinator that is moving or loading (asked again).
 _COORDINATOR_MOVING = (KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
                        KafkaError.COORDINATOR_NOT_AVAILABLE)
@@ -184,6 +193,8 @@ class KafkaTransactions:
         props = dict(self.props)
         props["transactional.id"] = self.transactional_id
         props.setdefault("transaction.timeout.ms", 900_000)
+        if "linger.ms" not in props and "queue.buffering.max.ms" not in props:  # librdkafka's alias
+            props["linger.ms"] = TXN_LINGER_MS
         props["enable.idempotence"] = True
         handle = ProducerHandle(props, self.what)
         handle.txn_timeout_ms = int(props["transaction.timeout.ms"])

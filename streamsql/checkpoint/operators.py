@@ -265,6 +265,9 @@ def _unclaimed(op_id: str, old: dict, new: dict | None, before: dict | None = No
 def _pruned_apart(recorded: dict[str, dict], current: dict[str, dict]) -> str:
     """A sentence when the new plan pruned a GROUP BY and has fewer or more operators than the checkpoint.
 
+    It names the shared GROUP BY and the operators in its place when the signatures show them
+    (:func:`_split_apart`), else says what may have happened.
+
     StreamSQL up to f3e00a5a computed every call, so INSERTs of a statement set that read other calls
     of one view's GROUP BY shared it (sub-plan reuse); pruned, each has its own now, and the operators
     after them have other ids: such a checkpoint does not map.
@@ -273,11 +276,42 @@ def _pruned_apart(recorded: dict[str, dict], current: dict[str, dict]) -> str:
         return ""
     if set(recorded) == set(current):
         return ""
+    named = _split_apart(recorded, current)
+    if named:
+        return "".join(f" {sentence}." for sentence in named)
     return (" This program's GROUP BYs no longer compute calls nothing reads (as Flink's "
             "PruneAggregateCallRule): if the checkpoint was written by StreamSQL up to f3e00a5a and "
             "INSERTs of this statement set read different calls of one GROUP BY, which they shared then "
             "(sub-plan reuse), each INSERT has its own now and the operators after them have other ids, "
             "so its state does not map.")
+
+
+def _split_apart(recorded: dict[str, dict], current: dict[str, dict]) -> list[str]:
+    """Per checkpoint GROUP BY that INSERTs shared and pruning split into several: a sentence naming them.
+
+    Found by signature: an operator of the checkpoint feeding several sinks, and operators of this
+    program feeding some of those sinks whose signature before pruning is its own.
+    """
+    out = []
+    for old_id, old in sorted(recorded.items()):
+        sinks = set(old.get("sinks") or ()) if isinstance(old, dict) else set()
+        if len(sinks) < 2:
+            continue
+        takers = sorted(op for op, sig in current.items() if isinstance(sig, dict)
+                        and isinstance(sig.get(BEFORE_PRUNING), dict)
+                        and all(sig[BEFORE_PRUNING]["signature"].get(p) == old.get(p) for p in _PARTS)
+                        and sinks & set(sig.get("sinks") or ()))
+        if len(takers) < 2:
+            continue
+        each = "; ".join(f"{op} ({current[op].get('explain', '?')}) for "
+                         f"{_tables(current[op].get('sinks') or [])}" for op in takers)
+        out.append(f"The checkpoint's operator {old_id} ({old.get('explain', '?')}) is the GROUP BY that "
+                   f"the INSERTs into {_tables(sorted(sinks))} shared (sub-plan reuse) while it computed "
+                   "every call (StreamSQL up to f3e00a5a); each INSERT's computes only the calls it reads "
+                   "now (as Flink's PruneAggregateCallRule), so this program has "
+                   f"{len(takers)} operators in its place: {each}, and the operators after them have other "
+                   f"ids: the state of one operator is not restored into {len(takers)}")
+    return out
 
 
 #: Why a call's state changed between StreamSQL versions in a way no restore can convert, by what changed.

@@ -20,6 +20,9 @@ TIME(p)         ``time64('us')`` (p 0-3, in the field's metadata; TIME(p > 3) is
 TIMESTAMP(p)    ``timestamp('ms' | 'us')`` without zone (wall clock)
 TIMESTAMP_LTZ   ``timestamp('ms' | 'us', tz='UTC')`` (an instant)
 BYTES           ``binary`` (VARBINARY(n), BINARY(n) too: the length in the field's metadata)
+VARIANT         ``string``, the value's JSON text in Flink's form (keys sorted, numbers as Flink
+                prints them; :mod:`streamsql.functions.scalars.variant`), the type in the
+                field's metadata
 ROW<a T, ...>   ``struct<a: T, ...>`` (field names kept)
 ARRAY<T>        ``list<item: T>``
 MAP<K, V>       ``map<K, V>``
@@ -48,7 +51,7 @@ _ALIASES = {
     "DATE": "DATE", "TIME": "TIME", "TIMESTAMP": "TIMESTAMP", "TIMESTAMP_LTZ": "TIMESTAMP_LTZ",
     "TIMESTAMPLTZ": "TIMESTAMP_LTZ", "TIMESTAMPTZ": "TIMESTAMP_LTZ",
     "BYTES": "BYTES", "VARBINARY": "BYTES", "BINARY": "BYTES", "BLOB": "BYTES",
-    "ROW": "ROW", "STRUCT": "ROW", "ARRAY": "ARRAY", "MAP": "MAP",
+    "ROW": "ROW", "STRUCT": "ROW", "STRUCTURED": "ROW", "ARRAY": "ARRAY", "MAP": "MAP", "VARIANT": "VARIANT",
 }
 _COMPOSITE = ("ROW", "ARRAY", "MAP")
 
@@ -59,7 +62,7 @@ class SqlType:
 
     Attributes:
         name: canonical name, one of STRING, BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT,
-            DOUBLE, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, BYTES.
+            DOUBLE, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, BYTES, VARIANT.
         precision: DECIMAL precision, TIME and TIMESTAMP fractional-second precision (0-9), VARCHAR or
             CHAR length (characters), VARBINARY or BINARY length (bytes); None for STRING and
             BYTES (Flink's VARBINARY(2147483647)).
@@ -68,6 +71,8 @@ class SqlType:
         children: the field types of a ROW, the element type of an ARRAY, the key and value
             types of a MAP; empty for other types.
         field_names: the field names of a ROW, in order.
+        class_name: a ROW that is Flink's structured type ``STRUCTURED<'com.example.User', ...>``
+            (OBJECT_OF makes one): its class name; None for a ROW.
         padded: a STRING of fixed length, ``CHAR(n)``: values are blank-padded to ``precision``
             characters (and cut to it), as Flink's CHAR; a BYTES of fixed length, ``BINARY(n)``:
             values are padded with zero bytes to ``precision`` bytes (and cut to it), as Flink's
@@ -81,6 +86,7 @@ class SqlType:
     children: tuple[SqlType, ...] = ()
     field_names: tuple[str, ...] = ()
     padded: bool = False
+    class_name: str | None = None
 
     # Immutable: a copy is the value itself. sqlglot deep-copies every node's meta, where the
     # planner keeps a column's SqlType, on each copy and generate (most of planning a VALUES cell).
@@ -95,6 +101,11 @@ class SqlType:
         """``ROW<name type, ...>``."""
         return SqlType("ROW", nullable=nullable, children=tuple(t for _, t in fields),
                        field_names=tuple(n for n, _ in fields))
+
+    @staticmethod
+    def structured(class_name: str, fields: list[tuple[str, SqlType]], nullable: bool = True) -> SqlType:
+        """``STRUCTURED<'class_name', name type, ...>``: a ROW with a class name (Flink's structured type)."""
+        return replace(SqlType.row(fields, nullable), class_name=class_name)
 
     @staticmethod
     def array(element: SqlType, nullable: bool = True) -> SqlType:
@@ -138,7 +149,7 @@ class SqlType:
         Raises:
             SqlError: for an unknown type name, or parameters that are not integers.
         """
-        head = re.match(r"\s*(ROW|STRUCT|ARRAY|MAP)\s*[<(]", text, re.IGNORECASE)
+        head = re.match(r"\s*(ROW|STRUCTURED|STRUCT|ARRAY|MAP)\s*[<(]", text, re.IGNORECASE)
         if head:
             t, rest = _TypeReader(text).composite()
             if rest.strip():
@@ -172,6 +183,9 @@ class SqlType:
             known = ", ".join(sorted(set(_ALIASES.values())))
             msg = f"Unknown type {text.strip()!r}; supported: {known}"
             raise SqlError(msg)
+        if name == "VARIANT" and "(" in text:  # Flink's parser: 'Encountered "("'
+            msg = f"Type VARIANT takes no parameters: {text.strip()}"
+            raise SqlError(msg)
         if name == "DECIMAL":
             p = args[0] if args else 10
             s = args[1] if len(args) > 1 else 0
@@ -199,7 +213,8 @@ class SqlType:
         """The Flink SQL spelling, e.g. ``DECIMAL(10, 2)``, ``TIMESTAMP(3)``, ``ROW<`a` INT>``."""
         if self.name == "ROW":
             inner = ", ".join(f"`{n.replace('`', '``')}` {t.sql()}" for n, t in self.fields)
-            base = f"ROW<{inner}>"
+            base = f"ROW<{inner}>" if self.class_name is None else \
+                f"STRUCTURED<'{self.class_name.replace(chr(39), chr(39) * 2)}', {inner}>"
         elif self.name in ("ARRAY", "MAP"):
             base = f"{self.name}<{', '.join(t.sql() for t in self.children)}>"
         elif self.name == "DECIMAL":
@@ -341,12 +356,12 @@ SQL_TYPE_KEY = b"streamsql.sql_type"
 _ARROW = {
     "STRING": pa.string(), "BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(),
     "INT": pa.int32(), "BIGINT": pa.int64(), "FLOAT": pa.float32(), "DOUBLE": pa.float64(),
-    "DATE": pa.date32(), "BYTES": pa.binary(),
+    "DATE": pa.date32(), "BYTES": pa.binary(), "VARIANT": pa.string(),
 }
 _DUCK = {
     "STRING": "VARCHAR", "BOOLEAN": "BOOLEAN", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT",
     "INT": "INTEGER", "BIGINT": "BIGINT", "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "DATE": "DATE",
-    "BYTES": "BLOB",
+    "BYTES": "BLOB", "VARIANT": "VARCHAR",
 }
 
 
@@ -509,8 +524,14 @@ def hashable(v):
 
 
 def holds_time(t: SqlType) -> bool:
-    """Whether a composite type has a TIME(p > 0) part, whose precision only the field's metadata keeps."""
-    return any((c.name == "TIME" and c.precision) or (c.is_composite and holds_time(c)) for c in t.children)
+    """Whether a composite type has a part only the field's metadata tells.
+
+    A TIME(p > 0) (its precision), a VARIANT (a ``string`` in Arrow), or a structured type's class name
+    (the type itself too).
+    """
+    return t.class_name is not None or any(
+        (c.name == "TIME" and c.precision) or c.name == "VARIANT" or (c.is_composite and holds_time(c))
+        for c in t.children)
 
 
 def _sql_str(text: str) -> str:
@@ -535,9 +556,15 @@ class _TypeReader:
 
     def composite(self) -> tuple[SqlType, str]:
         """The composite type at the front of ``self.text`` and the text after it."""
-        m = re.match(r"\s*(ROW|STRUCT|ARRAY|MAP)\s*([<(])", self.text, re.IGNORECASE)
+        m = re.match(r"\s*(ROW|STRUCTURED|STRUCT|ARRAY|MAP)\s*([<(])", self.text, re.IGNORECASE)
         kind, close = _ALIASES[m.group(1).upper()], ">" if m.group(2) == "<" else ")"
         rest = self.text[m.end():]
+        class_name = None
+        if m.group(1).upper() == "STRUCTURED":  # STRUCTURED<'com.example.User', name STRING, ...>
+            cm = re.match(r"\s*'((?:[^']|'')*)'\s*,", rest)
+            if cm is None:
+                self._fail(rest)
+            class_name, rest = cm.group(1).replace("''", "'"), rest[cm.end():]
         parts: list[tuple[str | None, SqlType]] = []
         while True:
             name = None
@@ -562,6 +589,8 @@ class _TypeReader:
         if nn:
             nullable, rest = False, rest[nn.end():]
         types = [t for _, t in parts]
+        if class_name is not None:
+            return SqlType.structured(class_name, [(n, t) for n, t in parts], nullable), rest
         if kind == "ROW":
             return SqlType.row([(n, t) for n, t in parts], nullable), rest
         if len(types) != (1 if kind == "ARRAY" else 2):
@@ -569,7 +598,7 @@ class _TypeReader:
         return SqlType(kind, nullable=nullable, children=tuple(types)), rest
 
     def _type(self, rest: str) -> tuple[SqlType, str]:
-        if re.match(r"\s*(ROW|STRUCT|ARRAY|MAP)\s*[<(]", rest, re.IGNORECASE):
+        if re.match(r"\s*(ROW|STRUCTURED|STRUCT|ARRAY|MAP)\s*[<(]", rest, re.IGNORECASE):
             return _TypeReader(rest).composite()
         depth, i = 0, 0
         while i < len(rest):  # a simple type ends at a top-level ',' or the closing bracket

@@ -125,9 +125,9 @@ def output_field(name: str, t: SqlType) -> pa.Field:
 
     A TIME(p), also inside an ARRAY / MAP / ROW (``ARRAY_AGG(t)``), carries its precision in the
     field's metadata (every TIME is ``time64[us]``), so ``CAST(MAX(t) AS STRING)`` of a TIME(3)
-    prints its milliseconds, as Flink.
+    prints its milliseconds, as Flink; a VARIANT (a ``string``) its type.
     """
-    timed = t.name == "TIME" or (t.is_composite and holds_time(t))
+    timed = t.name in ("TIME", "VARIANT") or (t.is_composite and holds_time(t))
     return t.arrow_field(name) if timed else pa.field(name, t.to_arrow())
 
 
@@ -502,6 +502,11 @@ class Min(AggregateFunction):
     """
 
     func = "min"
+
+    @classmethod
+    def result_type(cls, arg: SqlType | None) -> SqlType:
+        """The argument's type; a VARIANT (unordered) is refused (:func:`ordered`)."""
+        return ordered(cls.func, arg)
     scalar = True
 
     def zero_sign_rows(self, values):
@@ -637,6 +642,11 @@ class MinRetract(AggregateFunction):
     """
 
     func = "min_retract"
+
+    @classmethod
+    def result_type(cls, arg: SqlType | None) -> SqlType:
+        """The argument's type; a VARIANT (unordered) is refused (:func:`ordered`)."""
+        return ordered(cls.func, arg)
     width = 0
     multiset = True
     combinable = False
@@ -926,6 +936,19 @@ AGGREGATE_DOCS = (
 FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_ARRAYAGG, JSON_OBJECTAGG and PERCENTILE: the compat
 cases tests/compat/cases/ordered_aggs_*, collect_aggs_*, json_objectagg_*, listagg_*, percentile_*,
 rowwise_aggs_over)."""
+
+
+def ordered(func: str, arg: SqlType | None) -> SqlType | None:
+    """``arg``, the type of MIN / MAX (``func``: ``min``, ``max_retract`` ...) over it.
+
+    Raises:
+        PlanError: a VARIANT, which has no order, in Flink 2.3's words.
+    """
+    if arg is not None and arg.name == "VARIANT":
+        name = "Max" if func.startswith("max") else "Min"
+        msg = f"{name} aggregate function does not support type: ''VARIANT''. Please re-check the data type."
+        raise PlanError(msg)
+    return arg
 
 
 def _numeric(func: str, arg: SqlType) -> None:

@@ -206,9 +206,11 @@ def _keep_compiled_types(items: list[tuple[str, str]], output: pa.Schema) -> pa.
         constant = '"' not in expr  # compiled columns are quoted names
         # a constant's bytes are already cut and padded to its BINARY(n) / VARBINARY(n) (X'0102'), a
         # constant TIME to its TIME(p) (reduced.as_literal; every TIME(p) is one Arrow type, so a
-        # TIME inside a ROW / ARRAY / MAP keeps its precision only so too)
+        # TIME inside a ROW / ARRAY / MAP keeps its precision only so too); a VARIANT is its type
+        # (a constant one is a ``string`` too: TRY_PARSE_JSON('{bad') is a NULL VARIANT)
         timed = t is not None and (t.name == "TIME" or (t.is_composite and holds_time(t)))
-        if t is not None and (not constant or t.name == "BYTES" or timed) and (not t.is_composite or timed) \
+        typed_constant = t is not None and (t.name in ("BYTES", "VARIANT") or timed)
+        if t is not None and (not constant or typed_constant) and (not t.is_composite or timed) \
                 and t.to_arrow() == f.type and f.metadata is None:
             f = t.arrow_field(f.name)
         fields.append(f)

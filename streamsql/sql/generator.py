@@ -288,5 +288,6 @@ class FlinkGenerator(generator.Generator):
         return f"{expression.args['name']}({' '.join(parts)})"
 
     def clientcommand_sql(self, expression: nodes.ClientCommand) -> str:
-        """``HELP``, ``QUIT``, ``EXIT`` or ``CLEAR``."""
-        return expression.name
+        """``HELP [name]``, ``QUIT``, ``EXIT`` or ``CLEAR``."""
+        arg = expression.args.get("expression")
+        return f"{expression.name} {arg.name}" if arg is not None else expression.name

@@ -226,7 +226,7 @@ class FlinkParser(parser.Parser):
         "ALTER": lambda self: self._parse_alter_table(),
         "USE": lambda self: self._parse_use_modules(),
         **{
-            name: (lambda self, n=name: self.expression(nodes.ClientCommand(this=exp.var(n))))
+            name: (lambda self, n=name: self._parse_client_command(n))
             for name in nodes.CLIENT_COMMANDS
         },
     }
@@ -539,6 +539,9 @@ class FlinkParser(parser.Parser):
         if opens and token.text.upper() == "MULTISET":
             self.raise_error("MULTISET is not supported yet; declare MAP<T, INT> (each element to its "
                              "count), which the json formats read from the same JSON object", token)
+        if token is not None and token.text.upper() == "STRUCTURED" and nxt is not None \
+                and nxt.token_type == TokenType.LT:
+            return self._parse_structured_type()
         row = token is not None and token.token_type == TokenType.ROW and opens
         if row:
             token.token_type = TokenType.STRUCT
@@ -560,6 +563,24 @@ class FlinkParser(parser.Parser):
             self._refuse(f'Encountered "{self._curr.text}": a CAST\'s type takes no NOT NULL or NULL in '
                          "Flink SQL (the result is NOT NULL when the value is)", self._curr, self._curr)
         return node
+
+    def _parse_structured_type(self) -> exp.DataType:
+        """Flink's ``STRUCTURED<'com.example.User', name STRING, ...>``, kept as its text.
+
+        A user-defined type node whose text ``SqlType.parse`` reads (the column's type).
+        """
+        start, depth = self._curr, 0
+        self._advance()  # STRUCTURED, then its brackets
+        while self._curr is not None:
+            depth += (self._curr.token_type == TokenType.LT) - (self._curr.token_type == TokenType.GT)
+            end = self._curr
+            self._advance()
+            if depth == 0:
+                break
+        if depth:
+            self.raise_error("Expecting > to close STRUCTURED<...>", start)
+        text = self.sql[start.start:end.end + 1]
+        return exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=text)
 
     def _parse_struct_types(self, *args, **kwargs):  # noqa: D102 - sqlglot's private hook
         # A field whose type is a ROW (`ROW<a ROW<b INT>>`): sqlglot looks for a type token after
@@ -880,6 +901,17 @@ class FlinkParser(parser.Parser):
                 self.raise_error("Expecting SAVEPOINT or DRAIN after WITH")
         return self.expression(nodes.StopJob(this=job, savepoint=savepoint, drain=drain))
 
+    def _parse_client_command(self, name: str) -> nodes.ClientCommand:
+        """``HELP [word]``, ``QUIT``, ``EXIT``, ``CLEAR``: HELP's one argument (a name, quoted or not).
+
+        Anything else after the command is left for the caller's "unexpected token" error.
+        """
+        arg = None
+        if name == "HELP" and self._curr and self._curr.token_type != TokenType.SEMICOLON:
+            self._advance()
+            arg = exp.Literal.string(self._prev.text)
+        return self.expression(nodes.ClientCommand(this=exp.var(name), expression=arg))
+
     def _parse_print_topic(self) -> nodes.PrintTopic | None:
         if not self._match_text_seq("TOPIC"):
             return None
@@ -893,11 +925,14 @@ class FlinkParser(parser.Parser):
         return self.expression(nodes.PrintTopic(this=topic, from_beginning=from_beginning, limit=limit))
 
     def _parse_topic_name(self) -> exp.Expr:
-        """A topic name; adjacent tokens join so that ``orders.v1`` and ``my-topic`` work."""
+        """A topic name; adjacent tokens join so that ``orders.v1`` and ``my-topic`` work.
+
+        The name carries its position (all of its characters), for errors about the topic.
+        """
         if self._match(TokenType.STRING):
-            return exp.Literal.string(self._prev.text)
+            return exp.Literal.string(self._prev.text).update_positions(self._prev)
         if self._match(TokenType.IDENTIFIER):
-            return exp.to_identifier(self._prev.text, quoted=True)
+            return exp.to_identifier(self._prev.text, quoted=True).update_positions(self._prev)
         first = self._curr
         parts: list[str] = []
         while self._curr and self._curr.token_type not in (TokenType.SEMICOLON, TokenType.STRING):
@@ -909,7 +944,9 @@ class FlinkParser(parser.Parser):
             self.raise_error("Expecting a topic name after PRINT TOPIC")
         name = "".join(parts)
         ident = exp.to_identifier(name, quoted=not _SIMPLE_NAME.match(name))
-        return ident.update_positions(first)
+        ident.update_positions(first)
+        ident.meta["end"] = self._prev.end
+        return ident
 
     def _parse_statement_set(self) -> nodes.StatementSet | None:
         if not self._match_text_seq("STATEMENT", "SET"):

@@ -279,13 +279,16 @@ class StatementSet(exp.Expression):
 
 
 class ClientCommand(exp.Expression):
-    """A shell command: ``HELP``, ``QUIT``, ``EXIT`` or ``CLEAR``.
+    """A shell command: ``HELP [name]``, ``QUIT``, ``EXIT`` or ``CLEAR``.
+
+    The shell's registry (``streamsql.shell.commands``) runs it, whichever entry point read it.
 
     Args:
         this: the command, an upper-case ``exp.Var``.
+        expression: HELP's argument (a connector name, or ``connectors``), a string literal.
     """
 
-    arg_types = {"this": True}
+    arg_types = {"this": True, "expression": False}
 
 
 # --- statements that are only keywords ------------------------------------------------------

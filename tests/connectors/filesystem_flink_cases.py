@@ -41,6 +41,12 @@ def _table(name: str, fmt: str, columns: str, partitioned: str = "", extra: str 
             f"'path' = '{{out}}/{name}', 'format' = '{fmt}'{extra})")
 
 
+#: a -> a partition value holding controls, DEL, non-ASCII or ASCII punctuation, for _SRC's rows 1-7
+#: (a file's rows come in order: part files are counted by first rows)
+_SPECIAL = " ".join(f"WHEN {a} THEN " + " || ".join(f"CHR({c})" for c in codes) for a, codes in enumerate((
+    [0, 1, 0x1F, 0x7F, 0xE9, 0x2028], [0x20, *range(0x21, 0x28)], list(range(0x28, 0x30)),
+    list(range(0x3A, 0x41)), [*range(0x5B, 0x61)], list(range(0x7B, 0x7F)), [0x24]), start=1))
+
 CASES = {
     **{f"partitioned_{fmt}": [
         _SRC,
@@ -92,6 +98,15 @@ CASES = {
         "ELSE 'a:b*c?d#e' END FROM src WHERE a <= 4",
         "SELECT k, a FROM o2",
         "SELECT a FROM o2 WHERE k IN ('_u', '.h')",
+    ],
+    # every ASCII punctuation character, controls, DEL and non-ASCII in a partition value: the folder
+    # names escapePathName writes ('$' among those it leaves), read back
+    "special_characters": [
+        _SRC,
+        _table("sc", "json", "a INT, k STRING", "k"),
+        "INSERT INTO sc SELECT a, CASE a " + _SPECIAL + " END FROM src",
+        "SELECT k, a FROM sc",
+        "SELECT a FROM sc WHERE k = '$'",
     ],
     "all_columns_partition_csv": [
         _table("wc", "csv", "a INT, k STRING", "a, k"),

@@ -143,6 +143,39 @@ def test_a_full_queue_waits_and_goes_on_where_it_stopped(kafka_bootstrap, kafka_
     assert _read(kafka_bootstrap, topic, 1, len(texts))[0] == [t.encode() for t in texts]
 
 
+@pytest.mark.parametrize("batched", [True, False], ids=["batch-produce", "produce-per-row"])
+def test_a_full_queue_of_lingering_messages_is_sent_without_waiting_for_the_linger(
+        kafka_bootstrap, kafka_topic_factory, batched):
+    # Keyed rows spread over 8 partitions: 100 per partition fill the queue of 800, far below
+    # batch.num.messages and batch.size, so librdkafka holds them for linger.ms (here 20 s, the
+    # transactional producer's default being 100 ms) and a produce that waited for room without
+    # a flush took a linger per queue-full: 5 × 20 s here. ProducerHandle._wait_for_room flushes.
+    topic = kafka_topic_factory("batch-queue-linger", partitions=8)
+    n = 4_000
+    keys = [f"k{i}" for i in range(n)]
+    values = [f"v{i}" for i in range(n)]
+    h = _handle(kafka_bootstrap, **{"queue.buffering.max.messages": 800, "linger.ms": 20_000})
+    if not batched:
+        h.batch.close()
+        h.batch = None  # produce() per row (an at-least-once sink's path): BufferError when full
+    try:
+        h.producer.begin_transaction()
+        h.in_txn = True
+        started = time.monotonic()
+        h.produce_many(topic, pa.array(keys), pa.array(values))
+        took = time.monotonic() - started
+        h.flush()
+        h.producer.commit_transaction(30)
+    finally:
+        h.close()
+    assert took < 10, f"{took:.1f} s to queue {n} messages through a queue of 800"
+    got = _read_keyed(kafka_bootstrap, topic, 8, n)
+    assert sorted((k, v) for _, k, v in got) == sorted((k.encode(), v.encode()) for k, v in zip(keys, values))
+    for part in range(8):  # in the order produced within each partition
+        mine = [(k, v) for p, k, v in got if p == part]
+        assert mine == sorted(mine, key=lambda kv: int(kv[0][1:]))
+
+
 def test_a_refused_message_fails_with_produces_own_error(kafka_bootstrap, kafka_topic_factory):
     topic = kafka_topic_factory("batch-refused", partitions=1)
     h = _handle(kafka_bootstrap)

@@ -335,7 +335,11 @@ def _call(n: exp.Expression) -> tuple[exp.Expression, SqlType | None]:
     if fn is None or not fn.accepts(types):
         sig = f"{name}(" + ", ".join(f"<{family_name(t)}>" for t in types) + ")"
         msg = f"No match found for function signature {sig}"
-        if fn is not None:
+        if fn is not None and fn.inferred and any(len(sig) == len(types) for sig in fn.signatures):
+            shown = ", ".join(str(t) if t is not None else "ANY" for t in types)
+            msg = (f"Invalid function call:\n{name}({shown})\nInvalid input arguments. Expected signatures "
+                   "are:\n" + "\n".join(fn.inferred))
+        elif fn is not None:
             msg += f"; supported: {fn.signature_text()}"
         elif name in calls.FLINK_NOT_YET:
             msg = f"Function {name} is not supported yet ({msg})"

@@ -44,8 +44,6 @@ FLINK_LISTED_NOT_HERE: dict[str, tuple[str, ...]] = {
         "BITMAP_BUILD_AGG", "BITMAP_BUILD_CARDINALITY_AGG", "BITMAP_CARDINALITY", "BITMAP_FROM_BYTES",
         "BITMAP_OR", "BITMAP_OR_AGG", "BITMAP_OR_CARDINALITY_AGG", "BITMAP_TO_ARRAY", "BITMAP_TO_BYTES",
         "BITMAP_TO_STRING", "BITMAP_XOR", "BITMAP_XOR_AGG", "BITMAP_XOR_CARDINALITY_AGG"),
-    "the VARIANT type": ("PARSE_JSON", "TRY_PARSE_JSON"),
-    "structured types": ("OBJECT_OF", "OBJECT_UPDATE"),
     "process table functions and models": ("FROM_CHANGELOG", "TO_CHANGELOG", "ML_PREDICT"),
 }
 """Names Flink 2.3's ``SHOW FUNCTIONS`` lists (its SQL names, not the Table API's camelCase ones)

@@ -20,7 +20,8 @@ ARRAY                    ``[1, NULL]``                             ``[1, NULL]``
 MAP                      ``{k=1, j=NULL}``                         ``{k=1, j=NULL}``
 ======================== ======================================= =============================
 
-Inside a composite every value is written as its own CAST to STRING, NULL as ``NULL``.
+Inside a composite every value is written as its own CAST to STRING, NULL as ``NULL``; a structured
+type's fields are named (``(name=Bob, age=NULL)``, OBJECT_OF's, as Flink 2.3).
 
 Every other type keeps DuckDB's text, which is Flink's (DATE, DECIMAL with its scale,
 integers, strings). Checked against Flink 2.3 by the conformance cases (tests/functions/cases.py).
@@ -107,8 +108,10 @@ def _composite(arg: str, t: SqlType, depth: int) -> str:
         inner = _composite(value, vt, depth + 1) if vt.is_composite else flink_to_string(value, vt)
         return f"coalesce({inner or f'CAST({value} AS VARCHAR)'}, 'NULL')"
 
-    if t.name == "ROW":
-        parts = " || ', ' || ".join(text(f"struct_extract({arg}, {sql_string(n)})", ft) for n, ft in t.fields)
+    if t.name == "ROW":  # a structured type's fields are named: (name=Bob, age=42), as Flink 2.3
+        named = (lambda n: sql_string(f"{n}=") + " || ") if t.class_name is not None else (lambda n: "")
+        parts = " || ', ' || ".join(named(n) + text(f"struct_extract({arg}, {sql_string(n)})", ft)
+                                    for n, ft in t.fields)
         return f"CASE WHEN {arg} IS NOT NULL THEN '(' || {parts or repr('')} || ')' END"
     v = f"__s{depth}"
     if t.name == "ARRAY":

@@ -16,6 +16,8 @@ Flink                       result type                            DuckDB
 ``CARDINALITY(arr|map)``    INT                                    ``len`` / ``cardinality``
 ``ELEMENT(arr)``            the element; NULL if empty; fails the  ``CASE len ...``
                             job for more than one element
+``v['k']``, ``v[i]``        VARIANT: a member, a 1-based element;  :func:`.variant.access`
+(``v`` a VARIANT)           NULL when missing
 =========================== ====================================== ==============================
 
 :func:`compile_composite` is the binder's hook for the operator-like nodes (field access,
@@ -27,6 +29,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.core.types import SqlType, duckdb_cast
+from streamsql.functions.scalars import variant
 from streamsql.functions.scalars.registry import (
     DEAD_CODE,
     Call,
@@ -209,6 +212,11 @@ def _field(n: exp.Expression, row: exp.Expression, name: str) -> tuple[exp.Expre
 def _bracket(n: exp.Bracket) -> tuple[exp.Expression, SqlType | None]:
     base, keys = n.this, n.expressions
     t = type_of(base)
+    if len(keys) == 1 and t is not None and t.name == "VARIANT":
+        try:
+            return variant.access(base, keys[0], type_of(keys[0]), n), variant.VARIANT
+        except ValueError as e:
+            raise FunctionError(str(e), n) from None
     if len(keys) != 1 or t is None or not t.is_composite:
         msg = f"Cannot apply '[]' to a value of type {t or 'unknown'}; supported: <ARRAY>[<INTEGER>], " \
               "<MAP>[<KEY>], <ROW>['field']"

@@ -17,6 +17,8 @@ BINARY, VARBINARY   base64 in a JSON string: ``"AQI="``
 ARRAY               ``[...]`` of the elements (a NULL one ``null``)
 ROW                 ``{"field":...}`` by field name, sorted
 MAP (STRING keys)   ``{"key":...}`` sorted by key
+VARIANT             its JSON text, as it prints (``JSON_STRING(PARSE_JSON('{"b":1,"a":2}'))`` is
+                    ``{"a":2,"b":1}``: scripts/flink_variant.py)
 =================== ===============================================================================
 
 A NULL value is SQL NULL here: the caller writes ``null`` or leaves the member out. DATE and TIME
@@ -36,7 +38,7 @@ from streamsql.functions.scalars.cast_string import java_double_text
 from streamsql.functions.scalars.registry import sql_string
 
 _SCALARS = ("STRING", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE", "NULL",
-            "TIMESTAMP", "TIMESTAMP_LTZ", "BYTES")
+            "TIMESTAMP", "TIMESTAMP_LTZ", "BYTES", "VARIANT")
 #: Types Flink 2.3 refuses in a JSON value at planning: "Type 'DATE NOT NULL' is not scalar or cannot
 #: be converted into JSON." (its JSON_STRING takes no DATE or TIME; conformance cases).
 FLINK_REFUSES = ("DATE", "TIME")
@@ -91,6 +93,8 @@ def value_json(v: str, t: SqlType | None, depth: int = 0) -> str:
     ``t`` must be :func:`writable`; ``depth`` names the lambda variables of nested values.
     """
     name = None if t is None else t.name
+    if name == "VARIANT":  # its text is the JSON Flink writes of it (streamsql.functions.scalars.variant)
+        return v
     if name in ("DECIMAL", "DOUBLE"):
         return _number(v, t)
     if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):

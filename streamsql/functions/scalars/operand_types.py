@@ -210,10 +210,15 @@ def _cast(n: exp.Cast) -> None:
             return
         msg = f"Unsupported cast from 'BYTES' to '{target}'."
         raise FunctionError(msg, n)
-    if pair in _NO_CAST or _nested_cast_refused(source, target):
+    if pair in _NO_CAST or _nested_cast_refused(source, target) or _variant_cast(pair):
         msg = (f"Cast function cannot convert value of type {calcite_type(source)} to type "
                f"{calcite_type(target)}")
         raise FunctionError(msg, n)
+
+
+def _variant_cast(pair: tuple[str, str]) -> bool:
+    """Whether a CAST goes to or from a VARIANT from or to another type: Flink 2.3 refuses every one."""
+    return "VARIANT" in pair and pair[0] != pair[1]
 
 
 _NESTED = ("ROW", "ARRAY", "MAP")
@@ -296,6 +301,8 @@ def _arithmetic(n: exp.Expression, op: str) -> None:
 
 
 def _comparison(n: exp.Expression, op: str, cast: bool) -> None:
+    if _variant_comparison(n, op):
+        return
     if _apart(_operand_family(n.this), _operand_family(n.expression)):
         raise _binary(n, op, "COMPARABLE_TYPE")
     lt, rt = type_of(n.this), type_of(n.expression)
@@ -318,8 +325,44 @@ def _comparison(n: exp.Expression, op: str, cast: bool) -> None:
         return
 
 
+CONSTANT_VARIANT = "constant_variant"
+"""Meta flag of a compiled PARSE_JSON / TRY_PARSE_JSON over literals (Flink folds it to a constant)."""
+
+
+def _variant_comparison(n: exp.Expression, op: str) -> bool:
+    """Check a comparison with a VARIANT operand; False when neither operand is one.
+
+    Two VARIANTs compare for equality (their values: the text Flink writes, see :mod:`.variant`), not
+    by order (``<`` ...: Flink 2.3's "Comparable type expected"). Flink 2.3
+    cannot compare a VARIANT with a constant one (``v = PARSE_JSON('1')``: its planner folds the
+    call into a literal and fails with "No assign rules for VARIANT defined"), nor with a value of
+    another type.
+
+    Raises:
+        FunctionError: those, in Flink's words; an ordering.
+    """
+    lt, rt = type_of(n.this), type_of(n.expression)
+    names = [t.name if _known(t) else None for t in (lt, rt)]
+    if "VARIANT" not in names:
+        return False
+    if None not in names and names[0] != names[1]:
+        raise _binary(n, op, "COMPARABLE_TYPE")
+    if op not in _EQUALITY.values():
+        msg = "Comparable type expected, but was 'VARIANT'."  # Flink 2.3 orders no VARIANTs
+        raise FunctionError(msg, n)
+    constant = [side.meta.get(CONSTANT_VARIANT, False) for side in (n.this, n.expression)]
+    if constant[0] != constant[1]:
+        msg = ("No assign rules for VARIANT defined (Flink 2.3 compares no VARIANT with PARSE_JSON of a "
+               "literal)")
+        raise FunctionError(msg, n)
+    return True
+
+
 def _between(n: exp.Between) -> None:
     keys = ("this", "low", "high")
+    if any(_known(type_of(n.args[k])) and type_of(n.args[k]).name == "VARIANT" for k in keys):
+        msg = "Comparable type expected, but was 'VARIANT'."  # as an ordering (_variant_comparison)
+        raise FunctionError(msg, n)
     families = [_operand_family(n.args[k]) for k in keys]
     if any(_apart(a, b) for a in families for b in families):
         op = ("NOT " if isinstance(n.parent, exp.Not) else "") + "BETWEEN ASYMMETRIC"

@@ -204,6 +204,12 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         if isinstance(n.this, exp.Null):  # Calcite: IS JSON takes a character string, not NULL
             msg = "Illegal use of 'NULL'"
             raise FunctionError(msg, n.this)
+        operand = type_of(n.this)
+        if operand is not None and operand.name == "VARIANT":  # Flink 2.3 (scripts/flink_variant.py)
+            kind = f"IS JSON {(n.expression.name or 'VALUE').upper()}"
+            msg = (f"Cannot apply '{kind}' to arguments of type '<VARIANT> {kind}'. Supported form(s): "
+                   f"'<CHARACTER> {kind}'")
+            raise FunctionError(msg, n)
         return is_json(n.this, n.expression.name or None), t
     if isinstance(n, exp.SimilarTo):
         return _similar_to(n), t

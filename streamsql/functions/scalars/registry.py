@@ -45,8 +45,10 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "BYTES": ("BYTES",),
     "ARRAY": ("ARRAY",),
     "MAP": ("MAP",),
+    "JSON": ("STRING", "VARIANT"),
 }
-"""Argument families of the signatures ('ANY' matches every type)."""
+"""Argument families of the signatures ('ANY' matches every type). ``JSON``: a JSON document, its
+text or a VARIANT (JSON_VALUE and JSON_QUERY read a VARIANT's JSON text, as Flink 2.3 does)."""
 
 _CALCITE_FAMILY = {"STRING": "CHARACTER", "BOOLEAN": "BOOLEAN", "DATE": "DATE", "TIMESTAMP": "TIMESTAMP",
                    "TIMESTAMP_LTZ": "TIMESTAMP", "TIME": "TIME", "BYTES": "BINARY", "NULL": "NULL"}
@@ -63,7 +65,7 @@ def family_name(t: SqlType | None) -> str:
 
 def _calcite(family: str) -> str:
     base = family.removesuffix("...")
-    return ("CHARACTER" if base == "STRING" else base) + ("..." if family.endswith("...") else "")
+    return ("CHARACTER" if base in ("STRING", "JSON") else base) + ("..." if family.endswith("...") else "")
 
 
 def matches(family: str, t: SqlType | None) -> bool:
@@ -186,6 +188,10 @@ class ScalarFunction:
         fast: a cheaper DuckDB expression for a call, or None when the call's literal arguments
             do not prove it exact (e.g. one regex pass where ``build`` needs two because the
             pattern's group may match nothing); None: ``build`` only.
+        inferred: Flink's signatures of a function typed by its new type inference (e.g.
+            ``PARSE_JSON(<CHARACTER_STRING>)``): a call with a signature's arity but other
+            argument types is refused in its words, ``Invalid function call`` (a call of another
+            arity with Calcite's ``No match found``); empty for Calcite's functions.
     """
 
     names: tuple[str, ...]
@@ -199,6 +205,7 @@ class ScalarFunction:
     cast: bool = True
     failures: tuple[Failure, ...] = ()
     fast: Callable[[Call], exp.Expression | None] | None = None
+    inferred: tuple[str, ...] = ()
 
     def compile(self, call: Call) -> exp.Expression:
         """The DuckDB expression of ``call``: :attr:`fast`'s where it applies, else :attr:`build`'s."""

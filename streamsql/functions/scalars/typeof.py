@@ -22,6 +22,9 @@ here, by Flink's (Calcite's) rules, for the forms where they are certain:
 - ``IS [NOT] NULL`` / ``IS [NOT] TRUE`` ..., ``IS [NOT] DISTINCT FROM``: BOOLEAN NOT NULL; ``NOT``,
   ``AND``, ``OR``, ``LIKE`` and ``SIMILAR TO`` (``ESCAPE`` too): nullable iff an operand is;
 - ``NULLIF(x, y)``: x's type, nullable (Calcite's ARG0_FORCE_NULLABLE);
+- ``OBJECT_OF`` / ``OBJECT_UPDATE``: ``STRUCTURED<'class', name type, ...>`` of the values' types;
+- ``PARSE_JSON(s)``: VARIANT, NOT NULL iff its arguments are; ``TRY_PARSE_JSON(s)`` and an access
+  ``v['key']`` / ``v[i]`` of a VARIANT: VARIANT, nullable (scripts/flink_variant.py);
 - CASE, IF, COALESCE over values of one type, integers of several widths or STRING with
   CHAR/VARCHAR(n): that common type; CASE nullable iff a value is (no ELSE: NULL), IF iff any
   argument is, its condition too, COALESCE iff every argument is (Flink 2.3's answers: the
@@ -185,6 +188,13 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         flink_type(n.expression, bind)
         bind(n)  # refuses what the binder refuses (values that do not compare)
         return first.with_nullable(True)
+    if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and flink_type(n.this, bind).name == "VARIANT":
+        bind(n)  # refuses a key of another type
+        return SqlType("VARIANT")  # a missing member or element is NULL
+    if isinstance(n, exp.Func) and calls.name_of(n) in _VARIANT_PARSERS:
+        return _variant_parser_type(n, bind)
+    if isinstance(n, exp.Func) and calls.name_of(n) in ("OBJECT_OF", "OBJECT_UPDATE"):
+        return _structured_type(n, bind)
     if isinstance(n, exp.Func) and not isinstance(n, (exp.Case, exp.AggFunc)):
         if calls.arguments(n)[0] in _ELEMENT_CALLS:
             return _element_type(n, bind)
@@ -303,6 +313,24 @@ VERIFIED_CONSTANTS = frozenset({"LOCALTIME", "CURRENT_TIME", "E"})
 #: ``TIMESTAMP_LTZ(3)``, ``TYPEOF(TO_TIMESTAMP('2024-01-01 00:00:00'))`` ``TIMESTAMP(3)`` (regression
 #: expressions, ``# Session 33``); another precision (TO_TIMESTAMP_LTZ(n, 6)) is not derived here.
 ALWAYS_NULLABLE_MILLIS = frozenset({"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP"})
+_VARIANT_PARSERS = ("PARSE_JSON", "TRY_PARSE_JSON")
+
+
+def _structured_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
+    """OBJECT_OF / OBJECT_UPDATE: the structured type of its fields' derived types (nullable, as Flink's)."""
+    name, args, unit = calls.arguments(n)
+    typed = [Arg(bind(a), flink_type(a, bind)) for a in args]
+    bind(n)
+    return REGISTRY[name].result(Call(name, typed, n, unit))
+
+
+def _variant_parser_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
+    """PARSE_JSON's VARIANT, NOT NULL over NOT NULL arguments; TRY_PARSE_JSON's, nullable (Flink 2.3's)."""
+    _, args, _ = calls.arguments(n)
+    types = [flink_type(a, bind) for a in args]
+    bind(n)
+    try_ = calls.name_of(n) == "TRY_PARSE_JSON"
+    return SqlType("VARIANT", nullable=try_ or any(t.nullable for t in types))
 
 
 def _call_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:

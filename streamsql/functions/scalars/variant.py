@@ -1,0 +1,275 @@
+"""The VARIANT type's values: PARSE_JSON, TRY_PARSE_JSON and access ``v['key']`` / ``v[i]``, as Flink 2.3.
+
+A VARIANT value is carried as its JSON text in the form Flink writes it (``BinaryVariant.toString``,
+what the ``print`` connector shows), so that printing, keying (GROUP BY, DISTINCT, state) and
+equality need nothing of their own:
+
+- an object's members sorted by key in Java's ``String`` order (UTF-16 code units), compact
+  (``{"a":2,"b":1}``): Flink's ``BinaryVariantInternalBuilder`` sorts the fields of an object;
+- an integer that fits a ``long`` as it is; another number without an exponent a DECIMAL when its
+  precision and scale are at most 38, written ``stripTrailingZeros().toPlainString()`` (``2.50`` is
+  ``2.5``, ``100.00`` is ``100``, ``-0.0`` is ``0``); every other number a DOUBLE, written by Java's
+  ``Double.toString`` (``1e2`` is ``100.0``, ``1.0E-7``);
+- strings escaped as Jackson writes them.
+
+Duplicate keys fail PARSE_JSON (``VARIANT_DUPLICATE_KEY``) unless ``allow_duplicate_keys`` is TRUE,
+then the last value is kept, as Flink. Only the first JSON value of the text is read (Jackson's
+parser: ``1 2`` is ``1``). TRY_PARSE_JSON gives NULL where PARSE_JSON fails the job.
+
+Access is 1-based for arrays (an index out of range, 0 or below, is NULL), by exact key for objects
+(a missing key is NULL); a key on a value that is not an object, or an index on one that is not an
+array, fails the job with Flink's message. The result is a VARIANT (JSON ``null`` stays a value).
+
+Parsing and access run row by row in Python (:mod:`json`), in the calls over VARIANT values only.
+Checked against Flink 2.3 by ``scripts/flink_variant.py`` (``tests/functions/variant_flink.json``).
+
+Known differences: Flink's variant (a binary form) keeps the kind of a number (``1``, ``1.0`` and
+``1e0`` are an integer, a DECIMAL and a DOUBLE) and the key dictionary of the document it was read
+from, where the text here keeps only what it prints: ``1`` and ``1.0`` print alike (``1``) and are
+one value here, two in Flink (GROUP BY, ``=``), and so are two equal objects read from documents
+that named their keys in other orders.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Context, Decimal
+
+import pyarrow as pa
+from sqlglot import exp
+
+from streamsql.core.types import SqlType
+from streamsql.functions.python_functions import ResultError
+from streamsql.functions.scalars.json_path import _string, _utf16_key, java_double
+from streamsql.functions.scalars.operand_types import CONSTANT_VARIANT, calcite_type
+from streamsql.functions.scalars.registry import Arg, Call, python_call, scalar
+
+VARIANT = SqlType("VARIANT")
+_LONG = 2**63
+_MAX_DECIMAL = 38  # Flink's MAX_DECIMAL16_PRECISION: precision and scale of a variant DECIMAL
+_WIDE = Context(prec=200)
+
+
+class VariantError(ValueError):
+    """A text PARSE_JSON cannot read, or an access Flink fails the job on; the message is Flink's."""
+
+
+class _Number(str):
+    """A number's text as Flink writes it (written as it is, not quoted)."""
+
+    __slots__ = ()
+
+
+def _decimal_text(text: str) -> str | None:
+    """``BigDecimal(text).stripTrailingZeros().toPlainString()`` if it fits a variant DECIMAL, else None.
+
+    As Flink's ``tryParseDecimal``: only text of digits, ``-`` and ``.`` (no exponent), precision and
+    scale at most 38 (a BigDecimal's precision counts the unscaled digits, 1 for zero).
+    """
+    if not all(c.isdigit() or c in "-." for c in text):
+        return None
+    d = Decimal(text)
+    _, digits, exponent = d.as_tuple()  # digits: the unscaled value's, no leading zero (0: one digit)
+    if -exponent > _MAX_DECIMAL or len(digits) > _MAX_DECIMAL:
+        return None
+    if d.is_zero():
+        return "0"
+    return format(d.normalize(_WIDE), "f")
+
+
+def _integer(text: str) -> _Number:
+    if -_LONG <= int(text) < _LONG:
+        return _Number(str(int(text)))
+    return _floating(text)
+
+
+def _floating(text: str) -> _Number:
+    return _Number(_decimal_text(text) or java_double(float(text)))
+
+
+def _no_constant(name: str):
+    msg = f"Non-standard token '{name}': enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow"
+    raise VariantError(msg)
+
+
+class _Duplicate(Exception):  # noqa: N818  (Flink's VariantTypeException, by its message)
+    pass
+
+
+def _strict_object(pairs: list) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _Duplicate
+    return out
+
+
+_DECODERS = {
+    allow: json.JSONDecoder(parse_int=_integer, parse_float=_floating, parse_constant=_no_constant,
+                            object_pairs_hook=dict if allow else _strict_object, strict=True)
+    for allow in (False, True)
+}
+#: Reads a VARIANT's own text: numbers (``Infinity`` too, which Flink writes bare) kept as written.
+_RAW = json.JSONDecoder(parse_int=_Number, parse_float=_Number, parse_constant=_Number, strict=True)
+
+
+def write(value) -> str:
+    """The JSON text of a decoded value in Flink's form (members sorted by key, compact)."""
+    if isinstance(value, _Number):
+        return str.__str__(value)
+    if isinstance(value, str):
+        return _string(value)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ",".join(write(v) for v in value) + "]"
+    items = sorted(value.items(), key=lambda kv: _utf16_key(kv[0]))
+    return "{" + ",".join(f"{_string(k)}:{write(v)}" for k, v in items) + "}"
+
+
+def parse(text: str, allow_duplicate_keys: bool = False) -> str:
+    """The VARIANT of JSON ``text``, as its text in Flink's form (see the module docstring).
+
+    Raises:
+        VariantError: text that does not start with a JSON value, or an object with a key twice
+            (unless ``allow_duplicate_keys``); the message is Flink's ``Failed to parse json string``.
+    """
+    start = len(text) - len(text.lstrip(" \t\r\n"))
+    try:
+        if start == len(text):
+            msg = "Unexpected null token"
+            raise VariantError(msg)
+        value, _ = _DECODERS[allow_duplicate_keys].raw_decode(text, start)
+    except _Duplicate:
+        msg = f"Failed to parse json string: {text} (VARIANT_DUPLICATE_KEY)"
+        raise VariantError(msg) from None
+    except (json.JSONDecodeError, VariantError, RecursionError) as e:
+        msg = f"Failed to parse json string: {text} ({getattr(e, 'msg', e)})"
+        raise VariantError(msg) from None
+    return write(value)
+
+
+def element(text: str, key: str | int):
+    """``v[key]``: the member ``key`` (a str) or the 1-based element ``key`` (an int) of a VARIANT.
+
+    None (SQL NULL) for a missing member or an index out of range.
+
+    Raises:
+        VariantError: a key on a value that is not an object, an index on one that is not an array
+            (Flink's messages).
+    """
+    value = _RAW.decode(text)
+    if isinstance(key, str):
+        if not isinstance(value, dict):
+            msg = ("String key access on variant requires an object variant, but a non-object variant was "
+                   "provided.")
+            raise VariantError(msg)
+        return write(value[key]) if key in value else None
+    if not isinstance(value, list):
+        msg = ("Integer index access on variant requires an array variant, but a non-array variant was "
+               "provided.")
+        raise VariantError(msg)
+    return write(value[key - 1]) if 1 <= key <= len(value) else None
+
+
+def _parse_array(strings: pa.ChunkedArray, flags: pa.ChunkedArray | None, tolerant: bool) -> pa.Array:
+    """PARSE_JSON / TRY_PARSE_JSON over a batch (a NULL text or flag is NULL)."""
+    texts = strings.to_pylist()
+    allow = flags.to_pylist() if flags is not None else [False] * len(texts)
+    out = []
+    for s, a in zip(texts, allow):
+        if s is None or a is None:
+            out.append(None)
+            continue
+        try:
+            out.append(parse(s, a))
+        except VariantError as e:
+            if not tolerant:
+                raise ResultError(str(e)) from None
+            out.append(None)
+    return pa.array(out, pa.string())
+
+
+def _element_array(values: pa.ChunkedArray, keys: pa.ChunkedArray) -> pa.Array:
+    out = []
+    for v, k in zip(values.to_pylist(), keys.to_pylist()):
+        try:
+            out.append(None if v is None or k is None else element(v, k))
+        except VariantError as e:
+            raise ResultError(str(e)) from None
+    return pa.array(out, pa.string())
+
+
+def _result(c: Call) -> SqlType:
+    """VARIANT, NOT NULL for PARSE_JSON over NOT NULL arguments (as Flink's TYPEOF shows)."""
+    nullable = c.name.upper() == "TRY_PARSE_JSON" or any(a.type is None or a.type.nullable for a in c.args)
+    return VARIANT.with_nullable(nullable)
+
+
+_PARSE = {(tolerant, n): python_call(f"{'TRY_' if tolerant else ''}PARSE_JSON",
+                                     (lambda s, f=None, t=tolerant: _parse_array(s, f, t)),
+                                     ("VARCHAR", "BOOLEAN")[:n], "VARCHAR")
+          for tolerant in (False, True) for n in (1, 2)}
+_ELEMENT = {kind: python_call(f"VARIANT_{kind}", _element_array, ("VARCHAR", duck), "VARCHAR")
+            for kind, duck in (("KEY", "VARCHAR"), ("INDEX", "BIGINT"))}
+
+_SIGNATURES = (("STRING",), ("STRING", "BOOLEAN"))
+_DIFFERENCES = ("The VARIANT is carried as the text Flink prints it: a number's kind is not kept, so `1` "
+                "and `1.0` (printed alike) are one value here, two in Flink (GROUP BY, `=`; "
+                "[VARIANT](types.md#variant)).")
+
+
+def _inferred(name: str) -> tuple[str, ...]:
+    """Flink's signatures of ``name`` (its new type inference's words)."""
+    return f"{name}(<CHARACTER_STRING>)", f"{name}(<CHARACTER_STRING>, <BOOLEAN>)"
+
+
+@scalar("PARSE_JSON", group="json", sig=_SIGNATURES, result=_result, cast=False,
+        inferred=_inferred("PARSE_JSON"), differences=_DIFFERENCES,
+        nulls="NULL if the text is NULL; fails the job on text that is not JSON, or an object with a key "
+              "twice unless allow_duplicate_keys is TRUE (then the last value is kept)")
+def parse_json(c: Call) -> exp.Expression:
+    """PARSE_JSON(s [, allow_duplicate_keys]): the VARIANT of JSON text ``s``."""
+    return _constant(c, _PARSE[False, len(c.args)](c))
+
+
+@scalar("TRY_PARSE_JSON", group="json", sig=_SIGNATURES, result=_result, cast=False,
+        inferred=_inferred("TRY_PARSE_JSON"), differences=_DIFFERENCES,
+        nulls="NULL if the text is NULL or not JSON, or an object has a key twice unless "
+              "allow_duplicate_keys is TRUE (then the last value is kept)")
+def try_parse_json(c: Call) -> exp.Expression:
+    """TRY_PARSE_JSON(s [, allow_duplicate_keys]): PARSE_JSON, NULL where it would fail."""
+    return _constant(c, _PARSE[True, len(c.args)](c))
+
+
+def _constant(c: Call, out: exp.Expression) -> exp.Expression:
+    """``out``, positioned as the call (an operator's error over it), marked constant over literals.
+
+    (:data:`~.operand_types.CONSTANT_VARIANT`: every argument is a literal.)
+    """
+    out.meta.update({k: v for k, v in c.node.meta.items() if k in ("line", "col", "start", "end")})
+    if all(a.is_literal for a in c.args):
+        out.meta[CONSTANT_VARIANT] = True
+    return out
+
+
+def access(base: exp.Expression, key: exp.Expression, key_type: SqlType | None, node: exp.Expression):
+    """``v[key]`` over a VARIANT ``base``: a member by a STRING key, an element by an integer index.
+
+    Returns:
+        The DuckDB form (a VARIANT, nullable).
+
+    Raises:
+        ValueError: a key of another type (the binder positions it at ``node``).
+    """
+    name = "NULL" if key_type is None else key_type.name
+    integers = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+    kind = "KEY" if name == "STRING" else "INDEX" if name in integers else None
+    if kind is None:  # Calcite's ITEM operator, in Flink 2.3's words
+        msg = (f"Cannot apply 'ITEM' to arguments of type 'ITEM(<VARIANT>, <{calcite_type(key_type)}>)'. "
+               "Supported form(s): <ARRAY>[<INTEGER>]\n<MAP>[<ANY>]\n<ROW>[<CHARACTER>|<INTEGER>]\n"
+               "<VARIANT>[<CHARACTER>|<INTEGER>]")
+        raise ValueError(msg)
+    return _ELEMENT[kind](Call("[]", [Arg(base, VARIANT), Arg(key, key_type)], node))
+
