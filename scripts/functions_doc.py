@@ -266,10 +266,16 @@ at the argument that is not (never a guess):
   literal is `CHAR(n)`; an untyped `NULL` is `'NULL'`;
 - `CAST(x AS T)`: `T`, nullable as `x`; `TRY_CAST(x AS T)` of a nullable `x` (not to the types
   above whose spelling is not kept, nor ROW, ARRAY, MAP); an integer literal up to BIGINT's range;
-- `x + y`, `x - y`, `x * y`, `x % y` (`MOD`) over numbers (Flink's result type) and the comparisons
-  `= <> < <= > >=` (BOOLEAN), nullable iff an operand is;
+- `x + y`, `x - y`, `x * y`, `x / y`, `x % y` (`MOD`) over numbers (Flink's result type:
+  `TYPEOF(1 / 2)` is `INT NOT NULL`, `TYPEOF(m / 2)` of a `DECIMAL(10, 2)` `DECIMAL(21, 13)`) and
+  the comparisons `= <> < <= > >=` (BOOLEAN), nullable iff an operand is;
 - `IS [NOT] NULL`, `IS [NOT] TRUE` ..., `IS [NOT] DISTINCT FROM`: `BOOLEAN NOT NULL`; `NOT`, `AND`,
-  `OR`: nullable iff an operand is;
+  `OR`, `LIKE`, `SIMILAR TO` (with `ESCAPE` too): nullable iff an operand is;
+- `ARRAY_MIN`, `ARRAY_MAX`, `ELEMENT` of an `ARRAY[..]` constructor: the elements' type, nullable
+  for `ARRAY_MIN` / `ARRAY_MAX`, as the elements for `ELEMENT` (`TYPEOF(ELEMENT(ARRAY[1]))` is
+  `INT NOT NULL`); `TO_TIMESTAMP_LTZ` and `TO_TIMESTAMP`: `TIMESTAMP_LTZ(3)` / `TIMESTAMP(3)`,
+  nullable whatever the arguments (`TO_TIMESTAMP_LTZ(n, 0)` too; `TO_TIMESTAMP_LTZ(n, 6)` is
+  refused); `E()`, `LOCALTIME`, `CURRENT_TIME`: NOT NULL;
 - `NULLIF(x, y)`: `x`'s type, nullable (Calcite's ARG0_FORCE_NULLABLE);
 - `CASE`, `IF`, `COALESCE` over values of one type, integers of several widths, or `STRING` with
   `CHAR(n)`/`VARCHAR(n)`: that type (the widest integer, `STRING`); over other mixes but strings,
@@ -283,7 +289,7 @@ at the argument that is not (never a guess):
   `CHAR(n)`/`VARCHAR(n)` argument: Flink keeps the length, `UPPER('abc')` is `CHAR(3) NOT NULL`).
   These functions: VERIFIED.
 
-Refused: other operators (`/`, `%`, `||`, arithmetic on times), `CASE` / `IF` / `COALESCE` of
+Refused: other operators (`||`, arithmetic on times), `CASE` / `IF` / `COALESCE` of
 other mixes of types (`CHAR(n)` of different lengths, DECIMALs ...), the other functions (e.g.
 `MD5`: Flink's type is `CHAR(32)`; `CHR`, `REGEXP_COUNT`: nullable over NOT NULL values),
 `TYPEOF('')`. Flink's answers are the

@@ -895,8 +895,6 @@ DIFFERENCES = {
 REFUSED = {
     "CONVERT_TZ('2024-02-29 13:45:30', 'UTC', 'Mars/Base')": "an unknown time zone is refused at planning "
                                                               "(Flink silently takes GMT)",
-    "TO_TIMESTAMP_LTZ('2024-02-30 00:00:00')": "a day past the month's end fails the job (Flink moves it to "
-                                               "the month's last day)",
     "JSON_STRING(TIME '12:34:56.5')": "Flink refuses a TIME argument while planning; refused when the job "
                                       "runs",
     "JSON_ARRAY(TIME '12:34:56')": "Flink's code generator refuses a TIME; refused when the job runs",

@@ -25,10 +25,12 @@ from streamsql.core.types import SqlType
 from streamsql.functions.scalars import (
     calls,
     composite,
+    nested_floor,
     operand_types,
     operators,
     overlaps,
     reduced,
+    row_equals,
     time_type,
     typeof,
 )
@@ -76,14 +78,22 @@ def bind(node: exp.Expression) -> exp.Expression:
 def _visit(n: exp.Expression) -> exp.Expression:
     if overlaps.handles(n):  # comparisons of the periods' ends, as Calcite
         return _visit(overlaps.rewrite(n))
+    if row_equals.handles(n):  # ROW(..) = ROW(..): its fields' =, as Calcite
+        return _visit(row_equals.rewrite(n))
+    if nested_floor.handles(n):  # FLOOR(FLOOR(x TO DAY) TO YEAR): FLOOR(x TO YEAR), as Calcite
+        return _visit(nested_floor.rewrite(n))
     if typeof.handles(n):  # a constant from its argument's uncompiled form
         out, t = typeof.compile_typeof(n, bind)
         out.meta[TYPE] = t
         return out
+    if isinstance(n, exp.JSONObject):
+        _json_keys_not_null(n)
     if isinstance(n, operators.NAMED_WHEN_FAILING):  # as written, before its operands compile
         n.meta[operators.WRITTEN] = written(n)
     if isinstance(n, exp.Cast) or n.meta.get(reduced.REDUCED):
         _keep_position(n)
+    if type(n) is exp.Cast and _null_constant(n.this):  # a NULL literal once Flink's planner folds it
+        n.meta[operand_types.NULL_OPERAND] = True
     dead = _dropped_by_flink(n)
     for key, value in list(n.args.items()):
         token = DEAD_CODE.set(True) if key == dead else None
@@ -126,8 +136,9 @@ def _visit(n: exp.Expression) -> exp.Expression:
             out, t = _typed_null(operand)
     else:
         n = operand_types.check_operands(n)  # Flink's operand types, before DuckDB's own rules
-        if n.meta.get(operand_types.DEAD_NULL):  # a CAST Flink refuses in code it never generates
-            out, t = _typed_null(SqlType.parse(n.to.sql(dialect="flink")))
+        if n.meta.get(operand_types.DEAD_NULL):  # a CAST or = Flink refuses in code it never generates
+            out, t = _typed_null(SqlType.parse(n.to.sql(dialect="flink")) if isinstance(n, exp.Cast)
+                                 else _BOOLEAN)
         else:
             out, t = operators.compile_operator(n, _operator_type(n))
     if n.meta.get(reduced.REDUCED):  # a constant Flink's planner turns into a literal
@@ -145,17 +156,106 @@ _NULL_ADD_UNITS = ("DOW", "DOY", "ISODOW", "EPOCH")
 def _dropped_by_flink(n: exp.Expression) -> str | None:
     """The argument of ``n`` that Flink's planner drops before it generates code, if any.
 
-    The branch of a ``CASE WHEN FALSE`` (Calcite's simplification removes it) and the operand of a
+    The branch of a ``CASE WHEN FALSE`` or ``WHEN`` a NULL constant and the WHEN branches of a ``CASE
+    x`` of a NULL constant x (Calcite's simplification removes them: Flink 2.3 answers ``CASE
+    CAST(NULL AS INT) WHEN i THEN ARRAY[i][0] ELSE 3 END``, whose literal index 0 it refuses in a
+    branch it keeps), the values of a
+    COALESCE after a first one that is NOT NULL (Calcite keeps that one only: Flink 2.3 answers
+    ``COALESCE(CAST(0.5 AS DECIMAL(1, 1)), CAST(ts AS DOUBLE))``, a CAST its code generator
+    refuses), the other operand of
+    ``x OR TRUE`` and ``x AND FALSE`` (simplified to the literal: Flink 2.3 answers ``(u = m) OR
+    TRUE`` of a STRING u and a DECIMAL m, whose ``=`` its code generator refuses) and the operand of a
     TIMESTAMPADD of a unit that makes it NULL (reduced to a NULL literal): Flink validates them,
     but never generates their code, so a refusal of its code generator does not reach them.
     """
-    if (isinstance(n, exp.If) and isinstance(n.parent, exp.Case) and isinstance(n.this, exp.Boolean)
-            and not n.this.this):
+    if isinstance(n, exp.If) and isinstance(n.parent, exp.Case) and (
+            isinstance(n.this, exp.Boolean) and not n.this.this or _null_constant(n.this)):
         return "true"
+    if isinstance(n, exp.Case) and n.this is not None and _null_constant(n.this):
+        return "ifs"  # CASE NULL WHEN v THEN ..: no WHEN matches, Calcite keeps the ELSE
+    if isinstance(n, exp.Coalesce) and n.expressions and _never_null(n.this):
+        return "expressions"
+    if isinstance(n, (exp.Or, exp.And)):
+        absorbing = isinstance(n, exp.Or)  # TRUE absorbs an OR, FALSE an AND
+        for key, other in (("this", "expression"), ("expression", "this")):
+            side = n.args.get(other)
+            while isinstance(side, exp.Paren):
+                side = side.this
+            if isinstance(side, exp.Boolean) and side.this is absorbing:
+                return key
     unit = n.args.get("unit") if isinstance(n, exp.TimestampAdd) else None
     if unit is not None and unit.name.upper() in _NULL_ADD_UNITS:
         return "this"
     return None
+
+
+def _null_constant(n: exp.Expression) -> bool:
+    """Whether ``n`` is NULL whatever the row, as Flink's planner folds it (no error possible).
+
+    A NULL literal, a CAST of one, a TIMESTAMPADD of a unit that makes it NULL (DOW, DOY, ISODOW,
+    EPOCH), or a deterministic built-in that is NULL when an argument is, of such an argument
+    (``QUARTER(CAST(NULL AS DATE))``).
+    """
+    while isinstance(n, exp.Paren):
+        n = n.this
+    if isinstance(n, exp.Null):
+        return True
+    if isinstance(n, (exp.Cast, exp.TryCast)):
+        return _null_constant(n.this)
+    unit = n.args.get("unit") if isinstance(n, exp.TimestampAdd) else None
+    if unit is not None and unit.name.upper() in _NULL_ADD_UNITS:  # NULL whatever its operands
+        return True
+    if isinstance(n, exp.Func) and _is_call(n) and not isinstance(n, exp.AggFunc):
+        name, args, _ = calls.arguments(n)
+        fn = lookup(name)
+        return (fn is not None and fn.nulls == typeof.NULL_IN_NULL_OUT and fn.deterministic
+                and any(_null_constant(a) for a in args))
+    return False
+
+
+def _json_keys_not_null(n: exp.JSONObject) -> None:
+    """Refuse a JSON_OBJECT key of a nullable type, as Flink 2.3's validator does.
+
+    Flink refuses ``JSON_OBJECT(KEY s VALUE 1)`` of a nullable column ``s`` ("Argument to function
+    's' must not be NULL"); a key whose nullability is not derived here (:func:`.typeof.flink_type`)
+    is let through.
+
+    Raises:
+        FunctionError: at the key.
+    """
+    for pair in n.expressions:
+        key = pair.this if isinstance(pair, exp.JSONKeyValue) else None
+        if key is None or isinstance(key, exp.Literal):
+            continue
+        try:
+            nullable = typeof.flink_type(key, bind).nullable
+        except (FunctionError, SqlError):
+            continue
+        if nullable:
+            msg = (f"Argument to function '{key.sql(dialect='flink')}' must not be NULL: a JSON_OBJECT key "
+                   "must be of a NOT NULL type (as Flink's validator; COALESCE it)")
+            raise FunctionError(msg, key)
+
+
+def _never_null(n: exp.Expression) -> bool:
+    """Whether Flink types ``n`` NOT NULL, told from its form alone (False where that is not certain).
+
+    A literal other than NULL, a CAST of such a value (not a TRY_CAST), a column whose declared type
+    is NOT NULL. Structural on purpose: deriving the type of a nested COALESCE's first value by
+    binding it (TYPEOF's :func:`.typeof.flink_type`) made binding exponential in the nesting depth.
+    """
+    while isinstance(n, exp.Paren):
+        n = n.this
+    if isinstance(n, exp.Literal) or isinstance(n, exp.Boolean):
+        return True
+    if isinstance(n, exp.Neg):
+        return isinstance(n.this, exp.Literal)
+    if type(n) is exp.Cast:
+        return _never_null(n.this)
+    if isinstance(n, exp.Column):
+        declared = n.meta.get("declared_type")
+        return declared is not None and not declared.nullable
+    return False
 
 
 def _typed_null(t: SqlType) -> tuple[exp.Expression, SqlType]:

@@ -197,11 +197,14 @@ def text_groups(text: str, pattern: str, n: int, name: str,
 
     The first is a STRUCT of ``total`` (default ``n``) strings ``g1``, ``g2`` ... (all empty where
     the text does not match), one regular expression; the BIGINTs read it under the name ``name``
-    (:func:`~streamsql.functions.scalars.registry.bind`), 0 where a group is empty.
+    (:func:`~streamsql.functions.scalars.registry.bind`), 0 where a group is empty, NULL where its
+    digits overflow a BIGINT (Java's ``Integer.parseInt`` throws there: no value, as
+    ``CAST('9223372036854775808' AS TIME)`` fails Flink 2.3's job; read as 0, it was 00:00:00).
     """
     names = ", ".join(f"'g{i}'" for i in range(1, (total or n) + 1))
     groups = f"regexp_extract({text}, '^{pattern}$', [{names}])"
-    return groups, [f"coalesce(TRY_CAST(nullif({name}['g{i}'], '') AS BIGINT), 0)" for i in range(1, n + 1)]
+    return groups, [f"(CASE WHEN {name}['g{i}'] = '' THEN 0 ELSE TRY_CAST({name}['g{i}'] AS BIGINT) END)"
+                    for i in range(1, n + 1)]
 
 
 def time_of_day(h: str, mi: str, s: str, micros: str) -> str:
@@ -229,11 +232,14 @@ def _floating(t: SqlType) -> tuple[str, str]:
 
 
 #: Flink's own DECIMAL parser (BinaryStringDataUtil.toDecimalFromBytes), for up to 18 digits and bytes:
-#: blanks, a sign, digits with one '.', then one more character that is read and skipped (so
-#: '1d' is 1 and 't' is 0) or an exponent (itself ended by one skipped character), then blanks.
+#: blanks, a sign, digits with one '.', then one more byte that is read and skipped (so '1d' is 1
+#: and 't' is 0, but of a character of several UTF-8 bytes the others are left, no blanks: '語' and
+#: 'ß' are no DECIMAL, as Flink 2.3's TRY_CAST is NULL; '[:^ascii:]' keeps them out) or an exponent
+#: (itself ended by one skipped byte), then blanks.
 _BLANKS = "[ \n\t]*"
-_FLINK_DECIMAL = (f"{_BLANKS}([+-]?)([0-9]*)(?:\\.([0-9]*))?(?:|[^0-9.eE]{_BLANKS}|[eE]"
-                  f"|[eE]([+-]?[0-9]+)(?:[^0-9]{_BLANKS})?|[eE](?:[+-][^0-9]|[^0-9+-]){_BLANKS})")
+_FLINK_DECIMAL = (f"{_BLANKS}([+-]?)([0-9]*)(?:\\.([0-9]*))?(?:|[^0-9.eE[:^ascii:]]{_BLANKS}|[eE]"
+                  f"|[eE]([+-]?[0-9]+)(?:[^0-9[:^ascii:]]{_BLANKS})?"
+                  f"|[eE](?:[+-][^0-9[:^ascii:]]|[^0-9+[:^ascii:]-]){_BLANKS})")
 #: java.math.BigDecimal's text, once Flink trimmed its blanks (precision over 18, or a longer text).
 _BIG_DECIMAL = "[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?"
 

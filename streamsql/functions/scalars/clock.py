@@ -21,6 +21,7 @@ from sqlglot import exp
 from streamsql.core.config import is_time_zone
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
+from streamsql.functions.scalars.cast_text import read_text
 from streamsql.functions.scalars.registry import (
     Call,
     fail_sql,
@@ -121,8 +122,9 @@ def to_timestamp_ltz(c: Call) -> exp.Expression:
     TO_TIMESTAMP_LTZ(s[,
     format[, zone]]): s parsed with a Java pattern (default 'yyyy-MM-dd HH:mm:ss.SSS', the
     fraction optional) as a wall clock in ``zone`` (default: UTC, as Flink 2.3 does whatever
-    the session time zone; its documentation says the session zone). Without a format, a
-    string that does not parse fails the job, as in Flink. With one, the text is read as
+    the session time zone; its documentation says the session zone). Without a format, the text is
+    read as TO_TIMESTAMP(s) reads it ('yyyy-M-d[ H:m:s[.fraction]]'), and a string that does not
+    parse fails the job, as in Flink. With one, the text is read as
     TO_TIMESTAMP reads it (Flink's ``parseTimestampData``: java.time, else java.sql's
     ``Timestamp.valueOf``), at the precision of the format's last S letters (Flink's
     ``precisionFromFormat``: 3 to 9; 7 to 9 refused here; of a literal text milliseconds, as
@@ -188,8 +190,10 @@ def epoch_micros(t: SqlType | None, precision: int) -> str:
 def _parse_ltz(c: Call) -> exp.Expression:
     zone = zone_literal(c, 2) if len(c.args) == 3 else "'UTC'"
     if len(c.args) == 1:
-        wall = DEFAULT_PARSE
-        failed = fail_sql("'TO_TIMESTAMP_LTZ: cannot parse ''' || {0} || ''' as yyyy-MM-dd HH:mm:ss[.SSS]'")
+        # as TO_TIMESTAMP(s) reads it (Flink's default formatter 'yyyy-M-d[ H:m:s[.fraction]]', SMART:
+        # '2024-2-3' is 2024-02-03 00:00, '2024-02-30' 2024-02-29), failing the job where that is NULL
+        wall = read_text(SqlType("TIMESTAMP", 3))
+        failed = fail_sql("'TO_TIMESTAMP_LTZ: cannot parse ''' || {0} || ''' as yyyy-M-d[ H:m:s[.fraction]]'")
         wall = f"CASE WHEN {{0}} IS NULL OR {wall} IS NOT NULL THEN {wall} ELSE {failed} END"
         # Flink keeps milliseconds of the text, cut down (DateTimeUtils.parseTimestampData at precision 3)
         cut = truncate_sql(f"CAST({wall} AS TIMESTAMP)", 3, floor=True)

@@ -31,6 +31,7 @@ from sqlglot import exp
 from streamsql.core.types import SqlType, duckdb_cast
 from streamsql.functions.scalars import variant
 from streamsql.functions.scalars.registry import (
+    DEAD_CODE,
     Call,
     FunctionError,
     bind,
@@ -91,12 +92,20 @@ def compile_composite(n: exp.Expression) -> tuple[exp.Expression, SqlType | None
 
 
 def _choice(n: exp.Expression) -> tuple[exp.Expression, SqlType]:
-    """CASE / IF / COALESCE over composites: every value brought to their common type by position.
+    """CASE / COALESCE over composites: every value brought to their common type by position.
+
+    Flink's IF function takes none (refused, as Flink 2.3's validator refuses ``IF(f, ROW(j, s), ROW(j,
+    s))`` and ``IF(f, ARRAY[..], ARRAY[..])``).
 
     DuckDB unifies STRUCTs by field name, which would merge ``p`` and ``ROW(...)`` into one
     STRUCT of both field lists; Flink takes the fields by position.
     """
     values = branches(n)
+    if isinstance(n, exp.If) and not isinstance(n.parent, exp.Case):  # Flink's IF function
+        operands = ", ".join(f"<{type_of(v) or '?'}>" for v in (n.this, *values))
+        msg = (f"Cannot apply 'IF' to arguments of type 'IF({operands})': no form of Flink's IF takes a "
+               "ROW, ARRAY or MAP (Flink 2.3's validator refuses it); use CASE WHEN")
+        raise FunctionError(msg, n)
     t = common_type([type_of(v) for v in values])
     if t is None:
         msg = "The values have no common type: " + ", ".join(str(type_of(v) or "?") for v in values)
@@ -215,6 +224,8 @@ def _bracket(n: exp.Bracket) -> tuple[exp.Expression, SqlType | None]:
             raise FunctionError(msg, n)
         if isinstance(key, exp.Literal) and int(key.this) < 1 or \
                 isinstance(key, exp.Neg) and isinstance(key.this, exp.Literal):
+            if DEAD_CODE.get():  # checked after Calcite's simplification: a branch it drops passes
+                return sql_node(f"CAST(NULL AS {t.children[0].duckdb()})"), t.children[0]
             value = key.sql(dialect="duckdb")
             msg = f"Array element access needs an index starting at 1 but was {value}."
             raise FunctionError(msg, n)

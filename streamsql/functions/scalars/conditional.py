@@ -116,10 +116,12 @@ def if_(c: Call) -> exp.Expression:
                "'IF(<ANY_TYPE>, <NUMERIC_TYPE>, <NUMERIC_TYPE>)'")
         raise c.fail(msg)
     result = _if_type(c)
-    if result is None or not result.is_time:  # a FLOAT or DOUBLE: each branch brought to it, as CASE
+    if result is None or not (result.is_time or result.name == "TIME"):  # a FLOAT or DOUBLE: each
+        # branch brought to it, as CASE
         return template("CASE WHEN {0} THEN {1} ELSE {2} END", c.args[0], *_brought(c.args[1:], result))
-    # Flink's IfCallGen casts both branches to the result type: a timestamp's extra digits are cut,
-    # a TIMESTAMP and a TIMESTAMP_LTZ meet in the session time zone
+    # Flink's IfCallGen casts both branches to the result type: a timestamp's or a TIME's extra digits
+    # are cut (IF(FALSE, TIME '00:00:00', t3) is t3 cut to seconds: difffuzz campaign 32), a TIMESTAMP
+    # and a TIMESTAMP_LTZ meet in the session time zone
     values = [(to_time if a.type.is_time and result.is_time else duckdb_cast)(a.text, a.type, result)
               if a.type is not None and not is_null(a.type) else a.text for a in c.args[1:]]
     return template("CASE WHEN {0} THEN {1} ELSE {2} END", c.args[0], *values)

@@ -357,9 +357,14 @@ def json_query(c: Call) -> exp.Expression:
 
     As Flink 2.3's ``SqlJsonUtils.jsonQuery`` (:mod:`.json_path`): compact JSON with object keys
     sorted; WITH [CONDITIONAL | UNCONDITIONAL] ARRAY WRAPPER wraps the value in an array;
-    RETURNING ARRAY<STRING> gives an array's elements as strings.
+    RETURNING ARRAY<STRING> gives an array's elements as strings; EMPTY OBJECT ON ERROR with it is
+    refused, as Flink 2.3's validator refuses it.
     """
-    return _call_row(_QUERY_FNS, c, _query_type(c))
+    result = _query_type(c)
+    if result.name == "ARRAY" and str(_clauses(c).get("on_error") or "").upper() == "EMPTY OBJECT":
+        msg = "Illegal on error behavior 'EMPTY OBJECT' for return type: VARCHAR(2147483647) ARRAY"
+        raise c.fail(msg)
+    return _call_row(_QUERY_FNS, c, result)
 
 
 _EXISTS_ON_ERROR = {"TRUE": True, "FALSE": False, "UNKNOWN": None}

@@ -11,13 +11,16 @@ here, by Flink's (Calcite's) rules, for the forms where they are certain:
   produced type where the two differ only in nullability (Flink drops that cast);
 - a literal: NOT NULL, a string literal ``CHAR(n)`` (n in UTF-16 units, as Java counts);
 - ``CAST(x AS T)``: T, nullable as x; ``TRY_CAST(x AS T)`` of a nullable x: T, nullable;
-- ``x + y``, ``x - y``, ``x * y``, ``x % y`` (``MOD``) over numbers (Flink's result type, as the binder
-  infers it) and the comparisons ``= <> < <= > >=``: nullable iff an operand is;
+- ``x + y``, ``x - y``, ``x * y``, ``x / y``, ``x % y`` (``MOD``) over numbers (Flink's result type, as
+  the binder infers it) and the comparisons ``= <> < <= > >=``: nullable iff an operand is (Flink
+  2.3: ``TYPEOF(1 / 2)`` is ``INT NOT NULL``, ``TYPEOF(m / 2)`` ``DECIMAL(21, 13)``);
+- ARRAY_MIN, ARRAY_MAX and ELEMENT of an ``ARRAY[..]`` constructor: the elements' type, nullable
+  for ARRAY_MIN / ARRAY_MAX, as the elements for ELEMENT;
 - a built-in of :data:`VERIFIED` (its NULL behaviour "NULL if any argument is NULL"), with at least
   one argument: its Flink result type over the arguments' derived types, NOT NULL iff every argument
   is (not over a CHAR/VARCHAR(n) argument when the result is a string: Flink may keep the length);
 - ``IS [NOT] NULL`` / ``IS [NOT] TRUE`` ..., ``IS [NOT] DISTINCT FROM``: BOOLEAN NOT NULL; ``NOT``,
-  ``AND``, ``OR``: nullable iff an operand is;
+  ``AND``, ``OR``, ``LIKE`` and ``SIMILAR TO`` (``ESCAPE`` too): nullable iff an operand is;
 - ``NULLIF(x, y)``: x's type, nullable (Calcite's ARG0_FORCE_NULLABLE);
 - ``OBJECT_OF`` / ``OBJECT_UPDATE``: ``STRUCTURED<'class', name type, ...>`` of the values' types;
 - ``PARSE_JSON(s)``: VARIANT, NOT NULL iff its arguments are; ``TRY_PARSE_JSON(s)`` and an access
@@ -27,8 +30,8 @@ here, by Flink's (Calcite's) rules, for the forms where they are certain:
   argument is, its condition too, COALESCE iff every argument is (Flink 2.3's answers: the
   conformance cases and ``tests/e2e/describe_columns_flink.json``).
 
-Every other argument is refused at its position (a column the plan derives, division, CHAR
-lengths that differ ...): a guessed answer would be a silent wrong one. ``force_serializable`` (a BOOLEAN
+Every other argument is refused at its position (a column the plan derives, CHAR lengths that
+differ ...): a guessed answer would be a silent wrong one. ``force_serializable`` (a BOOLEAN
 literal) changes Flink's text only for types StreamSQL has not (RAW, structured types).
 """
 
@@ -62,11 +65,11 @@ NULL_IN_NULL_OUT = "NULL if any argument is NULL"
 RESULT = SqlType("STRING")
 """TYPEOF's own type (nullable, as Flink 2.3 types it)."""
 
-_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Mod)  # MOD(x, y) is x % y
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)  # MOD(x, y) is x % y
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 _NOT_CERTAIN = ("TYPEOF is supported over literals, CASTs, columns read straight from a table, "
-                "+ - * over numbers, comparisons, IS [NOT] NULL, NOT / AND / OR, CASE / IF / COALESCE "
+                "+ - * / % over numbers, comparisons, IS [NOT] NULL, NOT / AND / OR, CASE / IF / COALESCE "
                 "of values of one type, and functions that return NULL exactly when an argument is NULL; ")
 
 
@@ -158,6 +161,13 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         return _inferred(n, bind).with_nullable(operand.nullable)
     if isinstance(n, (*_ARITHMETIC, *_COMPARISONS)):
         return _operator_type(n, bind)
+    if isinstance(n, (exp.Like, exp.SimilarTo, exp.Escape)):  # nullable iff an operand is (BOOLEAN_NULLABLE)
+        sides = [flink_type(n.this, bind), flink_type(n.expression, bind)]
+        if any(t.name == "NULL" for t in sides):
+            raise FunctionError(_NOT_CERTAIN + "LIKE over an untyped NULL is not", n)
+        if not isinstance(n, exp.Escape):
+            bind(n)  # refuses what the binder refuses (operands that are no strings)
+        return SqlType("BOOLEAN", nullable=any(t.nullable for t in sides))
     if isinstance(n, (exp.Is, exp.NullSafeEQ, exp.NullSafeNEQ)):  # IS [NOT] NULL / TRUE, [NOT] DISTINCT
         bind(n)
         return SqlType("BOOLEAN", nullable=False)
@@ -186,6 +196,8 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
     if isinstance(n, exp.Func) and calls.name_of(n) in ("OBJECT_OF", "OBJECT_UPDATE"):
         return _structured_type(n, bind)
     if isinstance(n, exp.Func) and not isinstance(n, (exp.Case, exp.AggFunc)):
+        if calls.arguments(n)[0] in _ELEMENT_CALLS:
+            return _element_type(n, bind)
         return _call_type(n, bind)
     msg = _NOT_CERTAIN + "the nullability of this expression is not derived here"
     raise FunctionError(msg, n)
@@ -248,6 +260,28 @@ def _choice_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Express
     return common.with_nullable(any(t.nullable for t in types))
 
 
+_ELEMENT_CALLS = ("ARRAY_MIN", "ARRAY_MAX", "ELEMENT")
+
+
+def _element_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
+    """ARRAY_MIN, ARRAY_MAX and ELEMENT of an ``ARRAY[..]`` constructor: its element type.
+
+    ARRAY_MIN / ARRAY_MAX are nullable (NULL for an empty array); ELEMENT is nullable as the
+    elements are (Calcite's MULTISET_ELEMENT_NULLABLE; the constructor itself is NOT NULL): Flink
+    2.3's ``TYPEOF(ELEMENT(ARRAY[1]))`` is ``INT NOT NULL``, ``TYPEOF(ELEMENT(ARRAY[i]))`` ``INT``,
+    ``TYPEOF(ARRAY_MIN(ARRAY[1, 2]))`` ``INT`` (regression expressions, ``# Session 33``). Over any
+    other array (a column, a function's result) the element's nullability is not derived here.
+    """
+    name, args, _ = calls.arguments(n)
+    array = args[0].unnest() if len(args) == 1 else None
+    if not isinstance(array, exp.Array) or not array.expressions:
+        msg = _NOT_CERTAIN + f"{name} of other than an ARRAY[..] constructor is not"
+        raise FunctionError(msg, n)
+    types = [flink_type(e, bind) for e in array.expressions]
+    common = _common_type(array, types, bind(n))
+    return common.with_nullable(name != "ELEMENT" or any(t.nullable for t in types))
+
+
 def _operator_type(n: exp.Binary, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
     left, right = flink_type(n.this, bind), flink_type(n.expression, bind)
     nullable = left.nullable or right.nullable
@@ -269,8 +303,16 @@ def _inferred(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression
 
 
 #: Built-ins without arguments whose registry type, NOT NULL, is Flink's (compat case time_local_time:
-#: ``TYPEOF(LOCALTIME)`` is ``TIME(0) NOT NULL`` in Flink 2.3).
-VERIFIED_CONSTANTS = frozenset({"LOCALTIME", "CURRENT_TIME"})
+#: ``TYPEOF(LOCALTIME)`` is ``TIME(0) NOT NULL`` in Flink 2.3; ``TYPEOF(E())`` is ``DOUBLE NOT NULL``,
+#: difference campaign 32).
+VERIFIED_CONSTANTS = frozenset({"LOCALTIME", "CURRENT_TIME", "E"})
+
+
+#: Built-ins whose result Flink 2.3 types nullable whatever the arguments, at millisecond precision:
+#: ``TYPEOF(TO_TIMESTAMP_LTZ(100, 3))`` and ``TYPEOF(TO_TIMESTAMP_LTZ(CAST(1 AS BIGINT), 0))`` are
+#: ``TIMESTAMP_LTZ(3)``, ``TYPEOF(TO_TIMESTAMP('2024-01-01 00:00:00'))`` ``TIMESTAMP(3)`` (regression
+#: expressions, ``# Session 33``); another precision (TO_TIMESTAMP_LTZ(n, 6)) is not derived here.
+ALWAYS_NULLABLE_MILLIS = frozenset({"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP"})
 _VARIANT_PARSERS = ("PARSE_JSON", "TRY_PARSE_JSON")
 
 
@@ -296,6 +338,13 @@ def _call_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) ->
     fn = lookup(name)
     if fn is not None and name in VERIFIED_CONSTANTS and not args:
         return fn.result(Call(name, [], n, unit)).with_nullable(False)
+    if fn is not None and fn is REGISTRY.get(name) and name in ALWAYS_NULLABLE_MILLIS:
+        for a in args:
+            flink_type(a, bind)  # refuses what is refused inside
+        result = _inferred(n, bind)
+        if result.precision != 3:
+            raise FunctionError(_NOT_CERTAIN + f"{name} at precision {result.precision} is not", n)
+        return result.with_nullable(True)
     if (fn is None or fn is not REGISTRY.get(name) or fn.names[0] not in VERIFIED
             or fn.nulls != NULL_IN_NULL_OUT or not args or not fn.deterministic):
         msg = _NOT_CERTAIN + f"{name} is not one of those functions (listed in docs/functions.md)"
