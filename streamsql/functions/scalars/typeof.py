@@ -115,6 +115,21 @@ def compile_typeof(n: exp.Anonymous, bind: Callable[[exp.Expression], exp.Expres
     return exp.Literal.string((produced or flink_type(args[0], bind)).sql()), RESULT
 
 
+def never_null(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression]) -> bool:
+    """Whether the (resolved, uncompiled) ``n`` is certainly NOT NULL by Flink's (Calcite's) type rules.
+
+    As :func:`flink_type` derives it: a column of a certain NOT NULL type, a literal, and what is built
+    of them by the operators and functions whose result is NULL only when an operand is. False where
+    the type is not certain (an error of the expression is the binder's to raise).
+    """
+    if any(c.meta.get("declared_type") is None for c in n.find_all(exp.Column)):
+        return False  # a column of no certain type: flink_type would refuse it (cheaper said here)
+    try:
+        return not flink_type(n, bind).nullable
+    except FunctionError:
+        return False
+
+
 def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
     """The Flink type of the (resolved, uncompiled) expression ``n``, nullability exact.
 
