@@ -160,6 +160,20 @@ SCRIPTS: dict[str, list[str]] = {
         "IF(f, n3, n0) AS c, IF(f, n0, n3) AS d FROM pt",
         "DESCRIBE cw",
     ],
+    "typeof_derived": [
+        "CREATE TABLE nn (id INT NOT NULL, n INT NOT NULL, m INT, s STRING NOT NULL, v VARCHAR(5)) WITH "
+        "('connector' = 'datagen', 'number-of-rows' = '1')",
+        "SELECT TYPEOF(c) AS a, TYPEOF(d) AS b, TYPEOF(e) AS c, TYPEOF(f) AS d, TYPEOF(g) AS e FROM "
+        "(SELECT n AS c, n + 1 AS d, m AS e, m * n AS f, s AS g FROM nn)",
+        "SELECT TYPEOF(x) AS a, TYPEOF(y) AS b FROM (SELECT c AS x, c = 1 AS y FROM (SELECT n AS c FROM nn))",
+        "SELECT TYPEOF(c) AS a, TYPEOF(c + 1) AS b, TYPEOF(c2) AS c FROM (SELECT COUNT(*) AS c, COUNT(m) AS c2 "
+        "FROM nn)",
+        "SELECT TYPEOF(c) AS a, c + 1 IS NULL AS b, c IS NOT NULL AS c FROM (SELECT COUNT(m) AS c FROM nn)",
+        "SELECT TYPEOF(c) AS a FROM (SELECT COUNT(DISTINCT m) FILTER (WHERE n > 0) AS c FROM nn)",
+        "SELECT TYPEOF(t.n) AS a FROM (SELECT * FROM nn) AS t",
+        "SELECT TYPEOF(ARRAY_AGG(n)[1]) AS a, TYPEOF(ARRAY_AGG(m)[1]) AS b FROM nn",
+        "SELECT TYPEOF(CARDINALITY(ARRAY_AGG(n))) AS a FROM nn",
+    ],
     "view_database": [
         "CREATE DATABASE db1",
         "CREATE DATABASE db2",

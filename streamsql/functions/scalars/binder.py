@@ -90,7 +90,7 @@ def _visit(n: exp.Expression) -> exp.Expression:
         return out
     if isinstance(n, operators.NAMED_WHEN_FAILING):  # as written, before its operands compile
         n.meta[operators.WRITTEN] = written(n)
-    if isinstance(n, exp.Cast) or n.meta.get(reduced.REDUCED):
+    if isinstance(n, (exp.Cast, exp.VarMap)) or n.meta.get(reduced.REDUCED):
         _keep_position(n)
     dead = _dropped_by_flink(n)
     for key, value in list(n.args.items()):
