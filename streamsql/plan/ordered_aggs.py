@@ -252,6 +252,18 @@ def reject_window_distinct(planner, calls, where: str) -> None:
     ``array_agg_distinct_tumble``, ``listagg_distinct_tumble``, ``listagg_distinct_cumulate``,
     ``listagg_distinct_session*``). A GROUP BY and an OVER window keep the arrival order, as here.
 
+    From Flink 2.3's source (checked for query fuzz seeds 400018 / 400236): the generated merge
+    (``DistinctAggCodeGen.merge``) iterates the other accumulator's distinct ``MapView``
+    (``entries()``: a heap ``HashMap`` in the local phase) and accumulates each value the window's
+    map lacks, so within one bundle the order is the hash map's; but a bundle of the local phase
+    (``LocalSlicingWindowAggOperator``) ends when the watermark passes the next window end
+    (``processWatermark``), when its buffer is full, and before each checkpoint barrier
+    (``prepareSnapshotPreBarrier``), and watermarks are emitted every
+    ``pipeline.auto-watermark-interval`` of processing time: how a window's rows are cut into
+    bundles, and so the order of the values, depends on timing. Seed 400018's TUMBLE lists one
+    window's five values as ``a,e,d,c,b``, the next's as ``e,a,d,c,b`` and ``d,a,e,c,b``: no one
+    hash order. Emulating it is not possible; the call stays refused.
+
     Raises:
         SqlError: at the first one.
     """
