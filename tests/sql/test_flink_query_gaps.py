@@ -66,6 +66,13 @@ DIFFERENT: dict[str, str] = {
     # Flink prints its validator's unparsed query under a qualified name and column list; ours the text
     "SHOW CREATE VIEW db1.v": "the view's text as written",
 }
+# COLLECT (a MULTISET) is not computed yet: the script "collect" records Flink 2.3's answers for when it
+# is (docs/fuzzing.md, session 33: its type, its text in Java's HashMap order, retraction); the statements
+# that read it are refused here, at the call
+DIFFERENT.update(dict.fromkeys((step["sql"] for step in FLINK.get("collect", [])
+                                if ("COLLECT" in step["sql"] or " tc" in step["sql"]) and "error" not in step),
+                               "COLLECT is not supported yet"))
+OURS["SELECT CARDINALITY(COLLECT(s)) AS n FROM t"] = "Aggregate function COLLECT is not supported yet"
 #: Scripts compared by a test of their own.
 _OWN_TEST = ("show_functions",)
 
