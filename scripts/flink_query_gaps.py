@@ -192,6 +192,14 @@ SCRIPTS: dict[str, list[str]] = {
         "(10)) AS v(n)",
         "SELECT CAST(COLLECT(s) AS STRING) AS m FROM (VALUES ('b'), ('a'), ('c'), ('aa'), ('ab'), ('ba'), "
         "('hello'), ('x1'), ('x2'), ('x10'), ('é')) AS v(s)",
+        # 13 values held at once (its state map grows to 32 buckets), then 10 of them retracted
+        "SELECT CAST(COLLECT(m) AS STRING) AS m FROM (SELECT k, MAX(s) AS m FROM (VALUES "
+        + ", ".join(f"({i}, '{c}')" for i, c in enumerate("abcdefghijklm", 1))
+        + ", " + ", ".join(f"({i}, 'zz')" for i in range(1, 11)) + ") AS v(k, s) GROUP BY k)",
+        "SELECT CAST(COLLECT(DISTINCT m) AS STRING) AS m FROM (SELECT k, MAX(s) AS m FROM (VALUES (1, 'x'), "
+        "(2, 'y'), (3, 'x'), (1, 'z'), (3, 'zz')) AS v(k, s) GROUP BY k)",
+        "SELECT CAST(COLLECT(b) AS STRING) AS m, CAST(COLLECT(CAST(n AS SMALLINT)) AS STRING) AS n FROM "
+        "(VALUES (TRUE, -1), (FALSE, 70000), (TRUE, 5)) AS v(b, n)",
         "SELECT CARDINALITY(COLLECT(s)) AS n FROM t",
         "SELECT COLLECT(s) = COLLECT(s) AS e FROM t",
     ],

@@ -899,6 +899,15 @@ AGGREGATE_DOCS = (
                  _ROWWISE + _DISTINCT + " Flink refuses LISTAGG(DISTINCT ...) in a HOP window."),
     AggregateDoc(("ARRAY_AGG",), "any value: `[DISTINCT] x [RESPECT NULLS \\| IGNORE NULLS]`",
                  "keeps NULL values unless IGNORE NULLS; NULL without a value", _ROWWISE + _DISTINCT),
+    AggregateDoc(("COLLECT",), "`[DISTINCT]` a string, an integer or a BOOLEAN",
+                 "ignores NULL values; never NULL (`{}` without a value)",
+                 "`MULTISET<type of x> NOT NULL`: each value with its count (DISTINCT: 1); a retraction "
+                 "counts it down. Printed and cast to STRING as Flink's `{x=3, z=1, y=2}`, in the order of "
+                 "its Java `HashMap` (the values' internal hashes, as Flink 2.3's heap state backend; "
+                 "`tests/sql/flink_query_gaps` \"collect\"). Other element types (DECIMAL, DOUBLE, times) "
+                 "are refused: their hash order is not reproduced. CARDINALITY and element access take no "
+                 "MULTISET (Flink's code generator fails on CARDINALITY of one); a table column cannot be "
+                 "declared MULTISET yet."),
     AggregateDoc(("JSON_ARRAYAGG",), "x as JSON_ARRAY's values: `x [ABSENT ON NULL \\| NULL ON NULL]`",
                  "never NULL (`[]` without a value); NULL values left out (ABSENT ON NULL, the default) "
                  "or written as `null`",

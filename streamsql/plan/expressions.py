@@ -45,6 +45,10 @@ class PercentileCall(exp.Anonymous, exp.AggFunc):
     """A ``PERCENTILE(x, p [, frequency])`` call, as ListAggCall."""
 
 
+class CollectCall(exp.Anonymous, exp.AggFunc):
+    """A ``COLLECT([DISTINCT] x)`` call (a MULTISET), as ListAggCall."""
+
+
 class ArrayAggCall(exp.Anonymous, exp.AggFunc):
     """An ``ARRAY_AGG([DISTINCT] x [IGNORE NULLS])`` call (marked by :mod:`streamsql.plan.ordered_aggs`).
 
@@ -64,11 +68,12 @@ def _array_agg_sql(gen: Generator, e: ArrayAggCall) -> str:
 Generator.TRANSFORMS[PythonAggCall] = Generator.anonymous_sql
 Generator.TRANSFORMS[ListAggCall] = Generator.anonymous_sql
 Generator.TRANSFORMS[PercentileCall] = Generator.anonymous_sql
+Generator.TRANSFORMS[CollectCall] = Generator.anonymous_sql
 Generator.TRANSFORMS[ArrayAggCall] = _array_agg_sql
 
 AGG_TYPES = (exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.VariancePop, exp.Variance, exp.StddevPop,
              exp.StddevSamp, exp.Stddev, PythonAggCall, exp.FirstValue, exp.LastValue, ListAggCall,
-             ArrayAggCall, exp.JSONArrayAgg, exp.JSONObjectAgg, PercentileCall)
+             ArrayAggCall, exp.JSONArrayAgg, exp.JSONObjectAgg, PercentileCall, CollectCall)
 
 VARIANCE_CALLS = {exp.VariancePop: "var_pop", exp.Variance: "var_samp", exp.StddevPop: "stddev_pop",
                   exp.StddevSamp: "stddev_samp", exp.Stddev: "stddev_samp"}

@@ -20,15 +20,15 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.json_functions import JSON_AGGREGATE
-from streamsql.plan.expressions import ArrayAggCall, ListAggCall, PercentileCall, integer_literal
+from streamsql.plan.expressions import ArrayAggCall, CollectCall, ListAggCall, PercentileCall, integer_literal
 from streamsql.plan.nodes import INSERT_ONLY
 
 ORDERED_CALLS = (exp.FirstValue, exp.LastValue, ListAggCall, ArrayAggCall, exp.JSONArrayAgg,
-                 exp.JSONObjectAgg, PercentileCall, exp.Lag)
+                 exp.JSONObjectAgg, PercentileCall, exp.Lag, CollectCall)
 _NAMES = {exp.FirstValue: "FIRST_VALUE", exp.LastValue: "LAST_VALUE", ListAggCall: "LISTAGG",
           ArrayAggCall: "ARRAY_AGG", exp.JSONArrayAgg: "JSON_ARRAYAGG", exp.JSONObjectAgg: "JSON_OBJECTAGG",
-          PercentileCall: "PERCENTILE", exp.Lag: "LAG"}
-_ANONYMOUS = {"LISTAGG": ListAggCall, "PERCENTILE": PercentileCall}
+          PercentileCall: "PERCENTILE", exp.Lag: "LAG", CollectCall: "COLLECT"}
+_ANONYMOUS = {"LISTAGG": ListAggCall, "PERCENTILE": PercentileCall, "COLLECT": CollectCall}
 
 
 def mark_listagg(q: exp.Expression) -> exp.Expression:
@@ -70,6 +70,14 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
         return _array_agg(call)
     if isinstance(call, PercentileCall):
         return _percentile(planner, call)
+    if isinstance(call, CollectCall):
+        args = list(call.expressions)
+        distinct = len(args) == 1 and isinstance(args[0], exp.Distinct)
+        values = list(args[0].expressions) if distinct else args
+        if len(values) != 1:  # Calcite's words
+            planner._fail(call, "Invalid number of arguments to function 'COLLECT'. Was expecting 1 "
+                                "arguments")
+        return "collect" + ("_distinct" if distinct else ""), values
     if isinstance(call, exp.Lag):
         return _lag(planner, call)
     if isinstance(call, (exp.JSONArrayAgg, exp.JSONObjectAgg)):

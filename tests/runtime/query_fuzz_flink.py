@@ -70,9 +70,10 @@ KNOWN: dict[int, str] = {
             "an OVER window, where Flink keeps arrival order)",
     400236: "as 400018: LISTAGG(DISTINCT g) in a CUMULATE window aggregate (CUBE (g)), refused here on "
             "purpose",
-    410092: "as 400018: LISTAGG(DISTINCT g) in a SESSION window aggregate, refused here on purpose (a session "
-            "merge hands the values of the merged window's distinct MapView over in its hash order); this "
-            "seed's windows hold one distinct value each, so Flink's answer does not show the order",
+    410092: "as 400018: LISTAGG(DISTINCT g) in a SESSION window aggregate, refused here on purpose (a "
+            "session merge hands the values of the merged window's distinct MapView over in its hash "
+            "order); this seed's windows hold one distinct value each, so Flink's answer does not show "
+            "the order",
     400135: "MAP[g, k] with g NULL: Flink builds a map with a NULL key (MAP_ENTRIES lists (null, k)); "
             "StreamSQL's MAP values (Arrow / DuckDB maps) hold no NULL key, so the job fails naming the "
             "MAP[...]'s position instead of a silent drop (tests/functions/test_composite.py)",
