@@ -19,7 +19,8 @@ them all, and its checkpoints restore into the pruned operator (the dropped call
 dropped, :mod:`streamsql.runtime.operators.group_agg_upgrade`).
 
 :func:`per_row_under_ordered_calls`: an aggregate whose result depends on the order of its input
-changes (FIRST_VALUE, LAST_VALUE, LISTAGG: the retracting variants keep arrival order) over an
+changes (FIRST_VALUE, LAST_VALUE, LISTAGG: the retracting variants keep arrival order; COLLECT: the
+order of its hash map's values that share a bucket is their first insertion's) over an
 updating aggregate (through Calcs) sees, in Flink (no mini-batch), the inner aggregate's ``-U``/``+U``
 of every input row: a debezium update's ``-U`` and ``+U`` rows each change the inner key and each
 emit. The inner aggregate is marked ``per_row`` so that it emits per input row, not once per batch
@@ -51,7 +52,7 @@ def prune_aggregate_calls(roots: list[PlanNode]) -> bool:
 
 
 #: EXPLAIN labels of the calls whose result depends on the order of the changes they take.
-_ORDERED = ("FIRST_VALUE(", "LAST_VALUE(", "LISTAGG(")
+_ORDERED = ("FIRST_VALUE(", "LAST_VALUE(", "LISTAGG(", "COLLECT(")
 
 
 def per_row_under_ordered_calls(roots: list[PlanNode]) -> None:
