@@ -347,7 +347,7 @@ def render() -> str:
     out.append("Flink built-ins refused with `Function F is not supported yet (...)`:\n")
     out.append((", ".join(f"`{n}`" for n in sorted(FLINK_NOT_YET)) or "none") + "\n")
     out.append("Aggregates refused with `Aggregate function F is not supported yet`:\n")
-    out.append(", ".join(f"`{n}`" for n in sorted(FLINK_AGGREGATES_NOT_YET)) + "\n")
+    out.append((", ".join(f"`{n}`" for n in sorted(FLINK_AGGREGATES_NOT_YET)) or "none") + "\n")
     out.append("Listed by Flink 2.3's `SHOW FUNCTIONS` and not StreamSQL's (refused with `No match found "
                "for function signature ...`), by why:\n")
     out += [f"- {why}: " + ", ".join(f"`{n}`" for n in names) for why, names in FLINK_LISTED_NOT_HERE.items()]
