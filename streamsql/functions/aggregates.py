@@ -128,7 +128,8 @@ def output_field(name: str, t: SqlType) -> pa.Field:
     prints its milliseconds, as Flink.
     """
     timed = t.name == "TIME" or (t.is_composite and holds_time(t))
-    return t.arrow_field(name) if timed else pa.field(name, t.to_arrow())
+    # a MULTISET (COLLECT) is carried as its map of element to count: its SQL type rides in the metadata
+    return t.arrow_field(name) if timed or t.name == "MULTISET" else pa.field(name, t.to_arrow())
 
 
 def argument_count(func: str) -> int | None:
