@@ -196,6 +196,11 @@ SCRIPTS: dict[str, list[str]] = {
         "SELECT CAST(COLLECT(m) AS STRING) AS m FROM (SELECT k, MAX(s) AS m FROM (VALUES "
         + ", ".join(f"({i}, '{c}')" for i, c in enumerate("abcdefghijklm", 1))
         + ", " + ", ".join(f"({i}, 'zz')" for i in range(1, 11)) + ") AS v(k, s) GROUP BY k)",
+        # 'xj' then 'xb' share a bucket of 16 but not of 32: held 13 at once, the state map's 32 buckets
+        # give 'xb' first (StateMapView.getMap copies in that order); by insertion 'xj' would be
+        "SELECT CAST(COLLECT(m) AS STRING) AS m FROM (SELECT k, MAX(s) AS m FROM (VALUES (1, 'xj'), "
+        "(2, 'xb'), " + ", ".join(f"({i}, '{c}')" for i, c in enumerate("abcdefghijk", 3))
+        + ", " + ", ".join(f"({i}, 'xj')" for i in range(3, 14)) + ") AS v(k, s) GROUP BY k)",
         "SELECT CAST(COLLECT(DISTINCT m) AS STRING) AS m FROM (SELECT k, MAX(s) AS m FROM (VALUES (1, 'x'), "
         "(2, 'y'), (3, 'x'), (1, 'z'), (3, 'zz')) AS v(k, s) GROUP BY k)",
         "SELECT CAST(COLLECT(b) AS STRING) AS m, CAST(COLLECT(CAST(n AS SMALLINT)) AS STRING) AS n FROM "
