@@ -908,7 +908,8 @@ AGGREGATE_DOCS = (
                  "`tests/sql/flink_query_gaps` \"collect\"). Other element types (DECIMAL, DOUBLE, times) "
                  "are refused: their hash order is not reproduced. CARDINALITY and element access take no "
                  "MULTISET (Flink's code generator fails on CARDINALITY of one); a table column cannot be "
-                 "declared MULTISET yet."),
+                 "declared MULTISET yet. In GROUP BY only: refused in window and OVER aggregates (Flink "
+                 "merges a window's parts into its map in an order not reproduced)."),
     AggregateDoc(("JSON_ARRAYAGG",), "x as JSON_ARRAY's values: `x [ABSENT ON NULL \\| NULL ON NULL]`",
                  "never NULL (`[]` without a value); NULL values left out (ABSENT ON NULL, the default) "
                  "or written as `null`",

@@ -71,6 +71,8 @@ def ordered_agg_call(planner, call: exp.Expression, mode: str) -> tuple[str, lis
     if isinstance(call, PercentileCall):
         return _percentile(planner, call)
     if isinstance(call, CollectCall):
+        if isinstance(call.parent, exp.Window):
+            planner._fail(call, "COLLECT in an OVER window is not supported yet (COLLECT runs in a GROUP BY)")
         args = list(call.expressions)
         distinct = len(args) == 1 and isinstance(args[0], exp.Distinct)
         values = list(args[0].expressions) if distinct else args
@@ -251,7 +253,7 @@ def reject_unmerged(planner, calls, where: str) -> None:
 
 
 def reject_window_distinct(planner, calls, where: str) -> None:
-    """Refuse LISTAGG(DISTINCT ...) and ARRAY_AGG(DISTINCT ...) among ``calls`` of a window aggregate.
+    """Refuse LISTAGG(DISTINCT ...), ARRAY_AGG(DISTINCT ...) and COLLECT among a window aggregate's ``calls``.
 
     Flink 2.3 splits a window aggregate into a local and a global phase: the global phase merges
     each local accumulator's distinct map into the window's, handing its new values to the
@@ -276,6 +278,9 @@ def reject_window_distinct(planner, calls, where: str) -> None:
         SqlError: at the first one.
     """
     for c in calls:
+        if isinstance(c, CollectCall):  # its values' order within a hash bucket: the parts' merge order
+            planner._fail(c, f"COLLECT in {where} is not supported yet: Flink merges the window's parts "
+                             "into its hash map in an order not reproduced here (COLLECT runs in a GROUP BY)")
         if isinstance(c, (ListAggCall, ArrayAggCall)) and c.expressions and isinstance(c.expressions[0],
                                                                                        exp.Distinct):
             name = _NAMES[type(c)]
