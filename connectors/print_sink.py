@@ -126,6 +126,8 @@ def _local_date_time(arr: pa.Array, zulu: bool) -> pa.Array:
 def render_column(col, t: SqlType) -> pa.Array:
     """Flink's print text of every value of ``col`` (NULL → ``null``)."""
     col = combine(col)
+    if t.name == "MULTISET":  # printed as its external Map of element to count, as Flink's
+        t = t.counted()
     n = t.name
     if t.is_composite:
         text = _render_nested(col, t)

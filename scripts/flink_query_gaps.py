@@ -160,6 +160,54 @@ SCRIPTS: dict[str, list[str]] = {
         "IF(f, n3, n0) AS c, IF(f, n0, n3) AS d FROM pt",
         "DESCRIBE cw",
     ],
+    "typeof_derived": [
+        "CREATE TABLE nn (id INT NOT NULL, n INT NOT NULL, m INT, s STRING NOT NULL, v VARCHAR(5)) WITH "
+        "('connector' = 'datagen', 'number-of-rows' = '1')",
+        "SELECT TYPEOF(c) AS a, TYPEOF(d) AS b, TYPEOF(e) AS c, TYPEOF(f) AS d, TYPEOF(g) AS e FROM "
+        "(SELECT n AS c, n + 1 AS d, m AS e, m * n AS f, s AS g FROM nn)",
+        "SELECT TYPEOF(x) AS a, TYPEOF(y) AS b FROM (SELECT c AS x, c = 1 AS y FROM (SELECT n AS c FROM nn))",
+        "SELECT TYPEOF(c) AS a, TYPEOF(c + 1) AS b, TYPEOF(c2) AS c FROM (SELECT COUNT(*) AS c, "
+        "COUNT(m) AS c2 FROM nn)",
+        "SELECT TYPEOF(c) AS a, c + 1 IS NULL AS b, c IS NOT NULL AS c FROM (SELECT COUNT(m) AS c FROM nn)",
+        "SELECT TYPEOF(c) AS a FROM (SELECT COUNT(DISTINCT m) FILTER (WHERE n > 0) AS c FROM nn)",
+        "SELECT TYPEOF(t.n) AS a FROM (SELECT * FROM nn) AS t",
+        "SELECT TYPEOF(ARRAY_AGG(n)[1]) AS a, TYPEOF(ARRAY_AGG(m)[1]) AS b FROM nn",
+        "SELECT TYPEOF(CARDINALITY(ARRAY_AGG(n))) AS a FROM nn",
+    ],
+    "collect": [
+        T,
+        "CREATE TEMPORARY VIEW tc AS SELECT k, COLLECT(s) AS m, COLLECT(d) AS md FROM t GROUP BY k",
+        "DESCRIBE tc",
+        "SELECT k, CAST(m AS STRING) AS m, CAST(md AS STRING) AS md FROM tc",
+        "SELECT k, COLLECT(s) AS m FROM t GROUP BY k",
+        "SELECT TYPEOF(COLLECT(s)) AS a, TYPEOF(COLLECT(k)) AS b FROM t",
+        "SELECT CAST(COLLECT(c) AS STRING) AS m FROM (SELECT k, COUNT(*) AS c FROM t GROUP BY k)",
+        "SELECT CAST(COLLECT(s) AS STRING) AS m FROM (VALUES ('x'), ('y'), ('x'), (CAST(NULL AS STRING)), "
+        "('z'), ('y'), ('x')) AS v(s)",
+        "SELECT CAST(COLLECT(DISTINCT s) AS STRING) AS m FROM (VALUES ('x'), ('y'), ('x')) AS v(s)",
+        "SELECT CAST(COLLECT(s) FILTER (WHERE s <> 'y') AS STRING) AS m FROM (VALUES ('x'), ('y'), ('x')) "
+        "AS v(s)",
+        "SELECT CAST(COLLECT(n) AS STRING) AS m FROM (VALUES (3), (1), (2), (1), (20), (10)) AS v(n)",
+        "SELECT CAST(COLLECT(CAST(n AS BIGINT)) AS STRING) AS m FROM (VALUES (3), (1), (2), (1), (20), "
+        "(10)) AS v(n)",
+        "SELECT CAST(COLLECT(s) AS STRING) AS m FROM (VALUES ('b'), ('a'), ('c'), ('aa'), ('ab'), ('ba'), "
+        "('hello'), ('x1'), ('x2'), ('x10'), ('é')) AS v(s)",
+        # 13 values held at once (its state map grows to 32 buckets), then 10 of them retracted
+        "SELECT CAST(COLLECT(m) AS STRING) AS m FROM (SELECT k, MAX(s) AS m FROM (VALUES "
+        + ", ".join(f"({i}, '{c}')" for i, c in enumerate("abcdefghijklm", 1))
+        + ", " + ", ".join(f"({i}, 'zz')" for i in range(1, 11)) + ") AS v(k, s) GROUP BY k)",
+        # 'xj' then 'xb' share a bucket of 16 but not of 32: held 13 at once, the state map's 32 buckets
+        # give 'xb' first (StateMapView.getMap copies in that order); by insertion 'xj' would be
+        "SELECT CAST(COLLECT(m) AS STRING) AS m FROM (SELECT k, MAX(s) AS m FROM (VALUES (1, 'xj'), "
+        "(2, 'xb'), " + ", ".join(f"({i}, '{c}')" for i, c in enumerate("abcdefghijk", 3))
+        + ", " + ", ".join(f"({i}, 'xj')" for i in range(3, 14)) + ") AS v(k, s) GROUP BY k)",
+        "SELECT CAST(COLLECT(DISTINCT m) AS STRING) AS m FROM (SELECT k, MAX(s) AS m FROM (VALUES (1, 'x'), "
+        "(2, 'y'), (3, 'x'), (1, 'z'), (3, 'zz')) AS v(k, s) GROUP BY k)",
+        "SELECT CAST(COLLECT(b) AS STRING) AS m, CAST(COLLECT(CAST(n AS SMALLINT)) AS STRING) AS n FROM "
+        "(VALUES (TRUE, -1), (FALSE, 70000), (TRUE, 5)) AS v(b, n)",
+        "SELECT CARDINALITY(COLLECT(s)) AS n FROM t",
+        "SELECT COLLECT(s) = COLLECT(s) AS e FROM t",
+    ],
     "view_database": [
         "CREATE DATABASE db1",
         "CREATE DATABASE db2",

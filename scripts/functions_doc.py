@@ -254,8 +254,10 @@ every expression, so `x` is one of the forms whose Flink type is certain, else t
 at the argument that is not (never a guess):
 
 - a column read straight from a table: its DDL type (`NOT NULL`, a PRIMARY KEY column NOT NULL;
-  a rowtime column without a `*ROWTIME*` marker, as Flink 2.3 answers); not a column of a
-  subquery, a view, an aggregation or a join (Flink may make it nullable), nor of a type whose
+  a rowtime column without a `*ROWTIME*` marker, as Flink 2.3 answers); a column of a subquery, a
+  view or an aggregation: the type of its expression by these rules (a COUNT is `BIGINT NOT NULL`;
+  `tests/sql/flink_query_gaps` "typeof_derived"), not one of a join (Flink may make it nullable) or
+  of another aggregate; not of a type whose
   Flink spelling StreamSQL does not keep (`VARCHAR` without a length, `BINARY`, `VARBINARY`) or
   of a ROW, ARRAY or MAP type; a `filesystem` table's metadata column too (`file.path`, ...),
   whose bare TYPEOF is the source's NOT NULL type when the declared one differs only in
@@ -277,6 +279,8 @@ at the argument that is not (never a guess):
   nullable whatever the arguments (`TO_TIMESTAMP_LTZ(n, 0)` too; `TO_TIMESTAMP_LTZ(n, 6)` is
   refused); `E()`, `LOCALTIME`, `CURRENT_TIME`: NOT NULL;
 - `NULLIF(x, y)`: `x`'s type, nullable (Calcite's ARG0_FORCE_NULLABLE);
+- `arr[i]`, `map[k]`: the element's (value's) type, nullable, but a string, binary or composite one
+  (`TYPEOF(ARRAY_AGG(n)[1])` is `INT` of an `INT NOT NULL` n, as Flink 2.3);
 - `CASE`, `IF`, `COALESCE` over values of one type, integers of several widths, or `STRING` with
   `CHAR(n)`/`VARCHAR(n)`: that type (the widest integer, `STRING`); over other mixes but strings,
   bytes and composites (DECIMALs, DOUBLE with integers, DATE with TIMESTAMP): the type the query
@@ -350,7 +354,7 @@ def render() -> str:
     out.append("Flink built-ins refused with `Function F is not supported yet (...)`:\n")
     out.append((", ".join(f"`{n}`" for n in sorted(FLINK_NOT_YET)) or "none") + "\n")
     out.append("Aggregates refused with `Aggregate function F is not supported yet`:\n")
-    out.append(", ".join(f"`{n}`" for n in sorted(FLINK_AGGREGATES_NOT_YET)) + "\n")
+    out.append((", ".join(f"`{n}`" for n in sorted(FLINK_AGGREGATES_NOT_YET)) or "none") + "\n")
     out.append("Listed by Flink 2.3's `SHOW FUNCTIONS` and not StreamSQL's (refused with `No match found "
                "for function signature ...`), by why:\n")
     out += [f"- {why}: " + ", ".join(f"`{n}`" for n in names) for why, names in FLINK_LISTED_NOT_HERE.items()]

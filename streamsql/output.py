@@ -144,6 +144,8 @@ def shown_value(v: Any, t: SqlType | None, zone: dt.tzinfo) -> Any:
         return {k: shown_value(x, ft, zone) for (k, x), ft in zip(v.items(), t.children)}
     if name == "ARRAY" and isinstance(v, list):
         return [shown_value(x, t.children[0], zone) for x in v]
+    if name == "MULTISET" and isinstance(v, list):  # as its MAP of element to count
+        return shown_value(v, t.counted(), zone)
     if name == "MAP" and isinstance(v, list):
         kt, vt = t.children
         return [(shown_value(k, kt, zone), shown_value(x, vt, zone)) for k, x in v]

@@ -54,7 +54,7 @@ _ALIASES = {
     "TIMESTAMPLTZ": "TIMESTAMP_LTZ", "TIMESTAMPTZ": "TIMESTAMP_LTZ",
     "BYTES": "BYTES", "VARBINARY": "BYTES", "BINARY": "BYTES", "BLOB": "BYTES",
     "ROW": "ROW", "STRUCT": "ROW", "STRUCTURED": "ROW", "ARRAY": "ARRAY", "MAP": "MAP", "VARIANT": "VARIANT",
-    "BITMAP": "BITMAP",
+    "BITMAP": "BITMAP", "MULTISET": "MULTISET",
 }
 _COMPOSITE = ("ROW", "ARRAY", "MAP")
 
@@ -139,6 +139,19 @@ class SqlType:
                     return i, n, t
         return None
 
+    @staticmethod
+    def multiset(element: SqlType, nullable: bool = True) -> SqlType:
+        """``MULTISET<element>``: Flink's COLLECT result, each element with its count."""
+        return SqlType("MULTISET", nullable=nullable, children=(element,))
+
+    def counted(self) -> SqlType:
+        """A MULTISET's representation: ``MAP<element, INT NOT NULL>``, each element to its count.
+
+        As Flink holds it (a ``MapData``); carried in Arrow and DuckDB as that map, its SQL type in the
+        field's metadata.
+        """
+        return SqlType.map(self.children[0], SqlType("INT", nullable=False), self.nullable)
+
     def with_nullable(self, nullable: bool) -> SqlType:
         """The same type, nullable or ``NOT NULL``."""
         return replace(self, nullable=nullable)
@@ -153,7 +166,7 @@ class SqlType:
         Raises:
             SqlError: for an unknown type name, or parameters that are not integers.
         """
-        head = re.match(r"\s*(ROW|STRUCTURED|STRUCT|ARRAY|MAP)\s*[<(]", text, re.IGNORECASE)
+        head = re.match(r"\s*(ROW|STRUCTURED|STRUCT|ARRAY|MAP|MULTISET)\s*[<(]", text, re.IGNORECASE)
         if head:
             t, rest = _TypeReader(text).composite()
             if rest.strip():
@@ -180,7 +193,7 @@ class SqlType:
         elif t.startswith("TIMESTAMP") and t not in ("TIMESTAMP_LTZ", "TIMESTAMPLTZ", "TIMESTAMPTZ"):
             t = "TIMESTAMP"
         name = _ALIASES.get(t)
-        if name in _COMPOSITE:
+        if name in (*_COMPOSITE, "MULTISET"):
             msg = f"Type {name} needs its parts, e.g. ROW<a INT>, ARRAY<INT>, MAP<STRING, INT>"
             raise SqlError(msg)
         if name is None:
@@ -219,7 +232,7 @@ class SqlType:
             inner = ", ".join(f"`{n.replace('`', '``')}` {t.sql()}" for n, t in self.fields)
             base = f"ROW<{inner}>" if self.class_name is None else \
                 f"STRUCTURED<'{self.class_name.replace(chr(39), chr(39) * 2)}', {inner}>"
-        elif self.name in ("ARRAY", "MAP"):
+        elif self.name in ("ARRAY", "MAP", "MULTISET"):
             base = f"{self.name}<{', '.join(t.sql() for t in self.children)}>"
         elif self.name == "DECIMAL":
             base = f"DECIMAL({self.precision}, {self.scale})"
@@ -252,6 +265,8 @@ class SqlType:
             return pa.list_(self.children[0].to_arrow())
         if n == "MAP":
             return pa.map_(self.children[0].to_arrow(), self.children[1].to_arrow())
+        if n == "MULTISET":
+            return self.counted().to_arrow()
         return _ARROW[n]
 
     def arrow_field(self, name: str) -> pa.Field:
@@ -301,6 +316,8 @@ class SqlType:
             return self.children[0].duckdb() + "[]"
         if n == "MAP":
             return f"MAP({self.children[0].duckdb()}, {self.children[1].duckdb()})"
+        if n == "MULTISET":
+            return self.counted().duckdb()
         return _DUCK[n]
 
     @property
@@ -560,7 +577,7 @@ class _TypeReader:
 
     def composite(self) -> tuple[SqlType, str]:
         """The composite type at the front of ``self.text`` and the text after it."""
-        m = re.match(r"\s*(ROW|STRUCTURED|STRUCT|ARRAY|MAP)\s*([<(])", self.text, re.IGNORECASE)
+        m = re.match(r"\s*(ROW|STRUCTURED|STRUCT|ARRAY|MAP|MULTISET)\s*([<(])", self.text, re.IGNORECASE)
         kind, close = _ALIASES[m.group(1).upper()], ">" if m.group(2) == "<" else ")"
         rest = self.text[m.end():]
         class_name = None
@@ -597,12 +614,12 @@ class _TypeReader:
             return SqlType.structured(class_name, [(n, t) for n, t in parts], nullable), rest
         if kind == "ROW":
             return SqlType.row([(n, t) for n, t in parts], nullable), rest
-        if len(types) != (1 if kind == "ARRAY" else 2):
+        if len(types) != (1 if kind in ("ARRAY", "MULTISET") else 2):
             self._fail(self.text)
         return SqlType(kind, nullable=nullable, children=tuple(types)), rest
 
     def _type(self, rest: str) -> tuple[SqlType, str]:
-        if re.match(r"\s*(ROW|STRUCTURED|STRUCT|ARRAY|MAP)\s*[<(]", rest, re.IGNORECASE):
+        if re.match(r"\s*(ROW|STRUCTURED|STRUCT|ARRAY|MAP|MULTISET)\s*[<(]", rest, re.IGNORECASE):
             return _TypeReader(rest).composite()
         depth, i = 0, 0
         while i < len(rest):  # a simple type ends at a top-level ',' or the closing bracket

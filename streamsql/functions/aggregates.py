@@ -129,7 +129,8 @@ def output_field(name: str, t: SqlType) -> pa.Field:
     prints its milliseconds, as Flink; a VARIANT (a ``string``) its type.
     """
     timed = t.name in ("TIME", "VARIANT", "BITMAP") or (t.is_composite and holds_time(t))
-    return t.arrow_field(name) if timed else pa.field(name, t.to_arrow())
+    # a MULTISET (COLLECT) is carried as its map of element to count: its SQL type rides in the metadata
+    return t.arrow_field(name) if timed or t.name == "MULTISET" else pa.field(name, t.to_arrow())
 
 
 def argument_count(func: str) -> int | None:
@@ -913,6 +914,16 @@ AGGREGATE_DOCS = (
                  _ROWWISE + _DISTINCT + " Flink refuses LISTAGG(DISTINCT ...) in a HOP window."),
     AggregateDoc(("ARRAY_AGG",), "any value: `[DISTINCT] x [RESPECT NULLS \\| IGNORE NULLS]`",
                  "keeps NULL values unless IGNORE NULLS; NULL without a value", _ROWWISE + _DISTINCT),
+    AggregateDoc(("COLLECT",), "`[DISTINCT]` a string, an integer or a BOOLEAN",
+                 "ignores NULL values; never NULL (`{}` without a value)",
+                 "`MULTISET<type of x> NOT NULL`: each value with its count (DISTINCT: 1); a retraction "
+                 "counts it down. Printed and cast to STRING as Flink's `{x=3, z=1, y=2}`, in the order of "
+                 "its Java `HashMap` (the values' internal hashes, as Flink 2.3's heap state backend; "
+                 "`tests/sql/flink_query_gaps` \"collect\"). Other element types (DECIMAL, DOUBLE, times) "
+                 "are refused: their hash order is not reproduced. CARDINALITY and element access take no "
+                 "MULTISET (Flink's code generator fails on CARDINALITY of one); a table column cannot be "
+                 "declared MULTISET yet. In GROUP BY only: refused in window and OVER aggregates (Flink "
+                 "merges a window's parts into its map in an order not reproduced)."),
     AggregateDoc(("JSON_ARRAYAGG",), "x as JSON_ARRAY's values: `x [ABSENT ON NULL \\| NULL ON NULL]`",
                  "never NULL (`[]` without a value); NULL values left out (ABSENT ON NULL, the default) "
                  "or written as `null`",

@@ -1,4 +1,4 @@
-"""ARRAY_AGG, JSON_ARRAYAGG, JSON_OBJECTAGG and PERCENTILE: built-in aggregates that collect values.
+"""ARRAY_AGG, COLLECT, JSON_ARRAYAGG, JSON_OBJECTAGG and PERCENTILE: built-in aggregates that collect values.
 
 They run on the mechanism of FIRST_VALUE and LISTAGG (:mod:`streamsql.functions.ordered_aggregates`):
 an object with PyFlink's aggregate methods, whose list accumulator is folded row by row
@@ -13,6 +13,9 @@ Semantics, as Flink 2.3's (flink-table-runtime ``functions/aggregate``):
   function sees a value's first arrival and its last retraction) keeps each value once, at its
   first arrival, and drops it when its count falls to zero. Its accumulator is ``[values...]``
   (``DISTINCT``: ``[[value, count], ...]``).
+- ``COLLECT([DISTINCT] x)`` (CollectAggFunction): ``MULTISET<type of x> NOT NULL``, each non-NULL value
+  with its count, in the order of Flink's hash map (:class:`Collect`; strings, integers and BOOLEAN);
+  ``{}`` without a value. Its accumulator is ``[peak, [[value, count], ...]]``.
 - ``JSON_ARRAYAGG(x [ABSENT ON NULL | NULL ON NULL])`` (JsonArrayAggFunction): the JSON array of
   the values in arrival order (the planner hands each in as its JSON text, JSON_STRING's: a
   TIMESTAMP, DATE, ARRAY, ROW ... as JSON_ARRAY writes it, a nested JSON call as JSON), never NULL
@@ -44,6 +47,7 @@ import math
 import re
 
 from streamsql.core.errors import PlanError
+from streamsql.core.java_hash import HASHED_TYPES, hash_map_order, internal_hash
 from streamsql.core.types import SqlType
 from streamsql.functions.ordered_aggregates import register_builtin
 
@@ -136,6 +140,73 @@ class Filtered:
     def get_value(self, acc: list):
         """The inner value."""
         return self.inner.get_value(acc)
+
+
+class Collect:
+    """``COLLECT([DISTINCT] x)``: the accumulator is ``[peak, [[value, count], ...]]``.
+
+    As Flink's CollectAggFunction: NULLs are skipped; a value counts up, a retraction counts it
+    down (a value never seen is counted -1), and it leaves at zero. ``DISTINCT``: each value counts
+    once (Flink's distinct view hands the function a value's first arrival and last retraction).
+    The pairs are in first-insertion order and ``peak`` is the most values held at once: together
+    they give the order of Java's ``HashMap`` (:func:`hash_ordered`) in which Flink 2.3 holds the
+    values and prints them.
+    """
+
+    def __init__(self, distinct: bool):
+        self.distinct = distinct
+
+    def create_accumulator(self) -> list:
+        """No value."""
+        return [0, []]
+
+    def accumulate(self, acc: list, value) -> None:
+        """Count ``value`` up (a NULL is skipped)."""
+        self._count(acc, value, 1)
+
+    def retract(self, acc: list, value) -> None:
+        """Count ``value`` down; it leaves at zero."""
+        self._count(acc, value, -1)
+
+    def _count(self, acc: list, value, step: int) -> None:
+        if value is None:
+            return
+        pairs = acc[1]
+        for n, pair in enumerate(pairs):
+            if pair[0] == value:
+                pair[1] += step
+                if pair[1] == 0:
+                    del pairs[n]
+                return
+        pairs.append([value, step])
+        acc[0] = max(acc[0], len(pairs))
+
+    def merge(self, acc: list, others: list) -> None:
+        """Add the counts of each of ``others`` (sessions merged, in their order)."""
+        for other in others:
+            for value, count in other[1]:
+                self._count(acc, value, count)
+
+    def get_value(self, acc: list):
+        """The ``(value, count)`` pairs in Flink's order (a DISTINCT's counts 1); an empty multiset too."""
+        pairs = [(v, 1 if self.distinct else c) for v, c in acc[1]]
+        return [pairs[i] for i in hash_ordered([v for v, _ in pairs], acc[0])]
+
+
+def hash_ordered(values: list, peak: int) -> list[int]:
+    """The positions of ``values`` (in first-insertion order) in the order Flink 2.3's COLLECT gives them.
+
+    Its accumulator is a state-backed ``MapView`` (a ``HashMap`` per key in the heap state backend,
+    grown to hold ``peak`` values at once, never shrunk); ``getValue`` copies its entries, in that
+    map's order, into a new ``HashMap`` (``StateMapView.getMap``), whose order is the one printed.
+    The elements hash as Flink's internal data (``BinaryStringData``'s Murmur hash for a string).
+    """
+    hashes = [internal_hash(v) for v in values]
+    size = 16
+    while peak > size * 0.75:
+        size *= 2
+    held = hash_map_order(hashes, size)
+    return [held[i] for i in hash_map_order([hashes[i] for i in held])]
 
 
 class JsonArrayAgg:
@@ -306,6 +377,20 @@ def _array_of(arg: SqlType | None) -> SqlType:
 _JSON_AGG_TYPE = SqlType("STRING", precision=2000, nullable=False)
 
 
+def _multiset_of(arg: SqlType | None) -> SqlType:
+    """COLLECT: ``MULTISET<type of the argument> NOT NULL`` (as Flink 2.3; an element's nullability kept).
+
+    Raises:
+        PlanError: an element type whose Java hash (the order Flink prints the elements in) is not
+            reproduced here: other than a string, an integer or a BOOLEAN.
+    """
+    if arg is None or arg.name not in HASHED_TYPES:
+        msg = (f"COLLECT of {arg or 'this value'} is not supported yet: Flink orders a MULTISET's elements "
+               "by their Java hash, reproduced here for strings, integers and BOOLEAN")
+        raise PlanError(msg)
+    return SqlType.multiset(arg, nullable=False)
+
+
 def _json_string(arg: SqlType | None) -> SqlType:
     """JSON_ARRAYAGG (of a value's JSON text): VARCHAR(2000) NOT NULL."""
     return _JSON_AGG_TYPE
@@ -351,6 +436,8 @@ COLLECTION_FUNCTIONS = (
                      _array_of),
     register_builtin("array_agg_distinct_filtered", "ARRAY_AGG",
                      Filtered(ArrayAggDistinct(ignore_nulls=False)), 2, _array_of),
+    register_builtin("collect", "COLLECT", Collect(distinct=False), 1, _multiset_of),
+    register_builtin("collect_distinct", "COLLECT", Collect(distinct=True), 1, _multiset_of),
     register_builtin("json_arrayagg", "JSON_ARRAYAGG", JsonArrayAgg(null_on_null=False), 1, _json_string),
     register_builtin("json_arrayagg_null_on_null", "JSON_ARRAYAGG", JsonArrayAgg(null_on_null=True), 1,
                      _json_string),

@@ -19,7 +19,8 @@ them all, and its checkpoints restore into the pruned operator (the dropped call
 dropped, :mod:`streamsql.runtime.operators.group_agg_upgrade`).
 
 :func:`per_row_under_ordered_calls`: an aggregate whose result depends on the order of its input
-changes (FIRST_VALUE, LAST_VALUE, LISTAGG: the retracting variants keep arrival order) over an
+changes (FIRST_VALUE, LAST_VALUE, LISTAGG: the retracting variants keep arrival order; COLLECT: the
+order of its hash map's values that share a bucket is their first insertion's) over an
 updating aggregate (through Calcs) sees, in Flink (no mini-batch), the inner aggregate's ``-U``/``+U``
 of every input row: a debezium update's ``-U`` and ``+U`` rows each change the inner key and each
 emit. The inner aggregate is marked ``per_row`` so that it emits per input row, not once per batch
@@ -33,8 +34,7 @@ import dataclasses
 import pyarrow as pa
 
 from streamsql.core.errors import SqlError
-from streamsql.plan.calc_merge import column_references, duck_tokens
-from streamsql.plan.expressions import Compiled
+from streamsql.plan.calc_merge import column_references
 from streamsql.plan.nodes import CalcNode, GroupAggNode, PlanNode, UnprunedCalls, under_one_calc, walk
 from streamsql.plan.query import compile_query
 
@@ -52,7 +52,7 @@ def prune_aggregate_calls(roots: list[PlanNode]) -> bool:
 
 
 #: EXPLAIN labels of the calls whose result depends on the order of the changes they take.
-_ORDERED = ("FIRST_VALUE(", "LAST_VALUE(", "LISTAGG(")
+_ORDERED = ("FIRST_VALUE(", "LAST_VALUE(", "LISTAGG(", "COLLECT(")
 
 
 def per_row_under_ordered_calls(roots: list[PlanNode]) -> None:
@@ -66,54 +66,9 @@ def per_row_under_ordered_calls(roots: list[PlanNode]) -> None:
                 below.per_row = True
 
 
-#: The tokens that may stand before a folded ``"c" IS NULL`` and after it: where nothing binds tighter
-#: than IS (DuckDB's NOT, AND, OR bind looser; a CASE's words and a call's parentheses delimit).
-_BEFORE = frozenset({"", "(", ",", "NOT", "AND", "OR", "WHEN", "THEN", "ELSE"})
-_AFTER = frozenset({"", ")", ",", "AND", "OR", "WHEN", "THEN", "ELSE", "END"})
-
-
-def fold_never_null_tests(sql: str | None, names: set[str]) -> str | None:
-    """Compiled DuckDB ``sql`` with IS NULL of a never-NULL column folded to ``false``.
-
-    Each ``"c" IS NULL`` of a column ``c`` in ``names`` becomes ``false``, as Calcite's simplifier
-    folds IS NULL of a NOT NULL operand (``NOT "c" IS NULL``, DuckDB's IS NOT NULL, becomes
-    ``NOT false``). Only where the test stands alone between :data:`_BEFORE` and :data:`_AFTER`
-    tokens; None stays None.
-
-    >>> fold_never_null_tests('NOT "a" IS NULL OR "b" IS NULL', {"a"})
-    'NOT false OR "b" IS NULL'
-    """
-    if not sql or not names:
-        return sql
-    tokens = duck_tokens(sql)
-    words = [(i, t if t.startswith('"') else t.upper()) for i, (_, t) in enumerate(tokens) if not t.isspace()]
-    out = [t for _, t in tokens]
-    for j in range(len(words) - 2):
-        (i, w), (_, is_), (k, null) = words[j:j + 3]
-        if not (w.startswith('"') and is_ == "IS" and null == "NULL" and w[1:-1].replace('""', '"') in names):
-            continue
-        before = words[j - 1][1] if j else ""
-        after = words[j + 3][1] if j + 3 < len(words) else ""
-        if before in _BEFORE and after in _AFTER:
-            out[i:k + 1] = ["false"] + [""] * (k - i)
-    folded = "".join(out)
-    if folded == sql or not isinstance(sql, Compiled):
-        return folded if folded != sql else sql
-    return Compiled(folded, sql.flink, sql.type, sql.deterministic)
-
-
-def _never_null(agg: GroupAggNode) -> set[str]:
-    """The output columns of ``agg``'s COUNT calls (BIGINT NOT NULL in Flink, FILTER or DISTINCT too)."""
-    nk = agg.num_keys
-    return {agg.schema.names[nk + i] for i, label in enumerate(agg.labels) if label.startswith("COUNT(")}
-
-
 def _prune(agg: GroupAggNode, calc: CalcNode) -> bool:
-    """Prune ``agg``'s calls to those ``calc`` (its one reader) reads (IS NULL of a COUNT folded first)."""
-    never = _never_null(agg)
+    """Prune ``agg``'s calls to those ``calc`` (its one reader) reads."""
     q = calc.query
-    q = dataclasses.replace(q, items=[(n, fold_never_null_tests(e, never)) for n, e in q.items],
-                            condition=fold_never_null_tests(q.condition, never))
     used = {name for e in [*(e for _, e in q.items), q.condition] if e
             for _, _, name in column_references(e)}
     names, nk = agg.schema.names, agg.num_keys

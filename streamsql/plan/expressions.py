@@ -49,6 +49,10 @@ class BitmapAggCall(exp.Anonymous, exp.AggFunc):
     """A ``BITMAP_*_AGG(x)`` call, as ListAggCall (its name is the aggregate's)."""
 
 
+class CollectCall(exp.Anonymous, exp.AggFunc):
+    """A ``COLLECT([DISTINCT] x)`` call (a MULTISET), as ListAggCall."""
+
+
 class ArrayAggCall(exp.Anonymous, exp.AggFunc):
     """An ``ARRAY_AGG([DISTINCT] x [IGNORE NULLS])`` call (marked by :mod:`streamsql.plan.ordered_aggs`).
 
@@ -69,11 +73,12 @@ Generator.TRANSFORMS[PythonAggCall] = Generator.anonymous_sql
 Generator.TRANSFORMS[ListAggCall] = Generator.anonymous_sql
 Generator.TRANSFORMS[PercentileCall] = Generator.anonymous_sql
 Generator.TRANSFORMS[BitmapAggCall] = Generator.anonymous_sql
+Generator.TRANSFORMS[CollectCall] = Generator.anonymous_sql
 Generator.TRANSFORMS[ArrayAggCall] = _array_agg_sql
 
 AGG_TYPES = (exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.VariancePop, exp.Variance, exp.StddevPop,
              exp.StddevSamp, exp.Stddev, PythonAggCall, exp.FirstValue, exp.LastValue, ListAggCall,
-             ArrayAggCall, exp.JSONArrayAgg, exp.JSONObjectAgg, PercentileCall, BitmapAggCall)
+             ArrayAggCall, exp.JSONArrayAgg, exp.JSONObjectAgg, PercentileCall, BitmapAggCall, CollectCall)
 
 VARIANCE_CALLS = {exp.VariancePop: "var_pop", exp.Variance: "var_samp", exp.StddevPop: "stddev_pop",
                   exp.StddevSamp: "stddev_samp", exp.Stddev: "stddev_samp"}

@@ -42,6 +42,7 @@ from streamsql.functions.scalars.typeof import declared_type
 from streamsql.plan import options_hint
 from streamsql.plan.agg_prune import per_row_under_ordered_calls, prune_aggregate_calls
 from streamsql.plan.calc_merge import merge_calcs
+from streamsql.plan.certain_types import aggregate_scope, projected_scope
 from streamsql.plan.conflicts import check_conflict
 from streamsql.plan.ctes import inline_ctes
 from streamsql.plan.current_watermark import check_arguments as check_current_watermark
@@ -308,9 +309,9 @@ class Planner:
         else:
             check_unaggregated(self, node, sel)  # window TVF hook (plan/windows.py)
             names = _unique([output_name(i, n) for n, i in enumerate(items)], self.case_renames)
-            node = self._project(node, [(name, i.unalias() if isinstance(i, exp.Alias) else i)
-                                        for name, i in zip(names, items)], cond, scope)
-            scope = _scope_of(node, None, self.sql)
+            exprs = [i.unalias() if isinstance(i, exp.Alias) else i for i in items]
+            node = self._project(node, list(zip(names, exprs)), cond, scope)
+            scope = projected_scope(_scope_of(node, None, self.sql), exprs, scope)
         if distinct_clause is not None:  # DISTINCT hook (plan/setops.py): GROUP BY every column
             node = distinct(self, node)
         return node, scope
@@ -685,12 +686,13 @@ class Planner:
         Returns the Calc node (or ``agg`` itself when it is already the result) and its scope.
         """
         # every column of `agg` is the planner's: a user's column left over is one not grouped
-        post_scope = Scope([ScopeColumn(None, f.name, f.name, SqlType.of_field(f), generated=True)
-                            for f in agg.schema], self.sql)
+        columns = [ScopeColumn(None, f.name, f.name, SqlType.of_field(f), generated=True) for f in agg.schema]
+        post_scope = aggregate_scope(Scope(columns, self.sql), agg)
         names = _unique([output_name(i, n) for n, i in enumerate(items)], self.case_renames)
-        post, types = [], {}
+        post, types, exprs = [], {}, []
         for name, r in zip(names, resolved):
             expr = (r.unalias() if isinstance(r, exp.Alias) else r).transform(to_agg_cols)
+            exprs.append(expr)
             sql, t = registry_time_type(expr, self._post_expr(expr, post_scope), post_scope)
             post.append((name, sql))
             if t is not None:  # e.g. PROCTIME() after an aggregation: a TIMESTAMP_LTZ(3) value, as Flink
@@ -698,7 +700,7 @@ class Planner:
         post_cond = None if having_r is None else self._post_expr(having_r.transform(to_agg_cols), post_scope,
                                                                    "HAVING")
         calc = self._calc(agg, post, post_cond, types)
-        return calc, _scope_of(calc, None, self.sql)
+        return calc, projected_scope(_scope_of(calc, None, self.sql), exprs, post_scope)
 
     def _post_expr(self, expr: exp.Expression, scope: Scope, clause: str | None = None) -> str:
         for call in expr.find_all(exp.AggFunc):  # one no aggregate took: not "column not grouped"

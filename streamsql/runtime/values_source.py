@@ -8,7 +8,9 @@ Exactly-once: the position is the number of rows handed out (``{"offset": n}``),
 each barrier like a Kafka offset, so a job restored from a checkpoint emits exactly the rows after
 it — none lost, none twice. A restored job evaluates its rows again: a deterministic cell gives the
 same value; a non-deterministic one (``UUID()``) a new one for the rows not yet emitted, as Flink
-evaluates them again after a restore.
+evaluates them again after a restore. A literal-seed ``RAND(42)`` draws from Randoms of each opening's
+own (:func:`~streamsql.functions.scalars.seeded_random.seeded_connection`): the same values again,
+as Flink's operator creates its Random when it opens.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from streamsql.core.errors import ExecutionError
 from streamsql.core.types import Schema
 from streamsql.functions import python_functions
 from streamsql.functions.scalars.registry import failure_message
+from streamsql.functions.scalars.seeded_random import seeded_connection, uses_seeded
 from streamsql.plan.expressions import quote
 from streamsql.plan.nodes import ValuesNode
 from streamsql.plan.query import duck_message
@@ -69,10 +72,13 @@ class ValuesSource(Source):
         return self._rows is not None and self._next >= self._rows.num_rows
 
     def _evaluate(self) -> pa.Table:
-        con = python_functions.cursor()
+        # RAND(42): Randoms of this opening's own, as Flink's operator creates them when it opens
+        # (a restored job draws the same values again), not the process's shared ones
+        query = self._query(self.node.rows)
+        con = seeded_connection() if uses_seeded(query) else python_functions.cursor()
         try:
             try:
-                table = con.sql(self._query(self.node.rows)).to_arrow_table()
+                table = con.sql(query).to_arrow_table()
             except duckdb.Error as e:
                 raise self._failure(con, e) from None
         finally:

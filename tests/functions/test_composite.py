@@ -130,6 +130,15 @@ def test_element_fails_the_job_for_several_elements(env):
         query(env, "SELECT ELEMENT(a) FROM s")
 
 
+def test_map_with_a_null_key_fails_the_job_at_its_position(env):
+    """Flink 2.3 keeps a NULL key (query fuzz seed 400135: MAP_ENTRIES(MAP[g, k]) of a NULL g lists
+    ``(NULL, 1)``); ours cannot hold one, so the job fails naming the MAP[...], never drops the entry."""
+    assert query(env, "SELECT id, CARDINALITY(MAP[p.s, id]) FROM s WHERE p.s IS NOT NULL") == [(1, 1), (2, 1)]
+    with pytest.raises(Exception, match=r"MAP\[\.\.\.\] \(its first key at line 1, column 28\) has a NULL "
+                                        "key: Flink 2.3 keeps a NULL key in a map"):
+        query(env, "SELECT id, MAP_ENTRIES(MAP['k', id, p.s, id]) FROM s")
+
+
 @pytest.mark.parametrize("sql, message, col", [
     ("SELECT p.zz FROM s", "Column 'p.zz' not found in table 's'", 10),
     ("SELECT a[0] FROM s", "Array element access needs an index starting at 1 but was 0.", 8),

@@ -3,7 +3,8 @@
 ``scripts/flink_agg_prune.py`` ran each query of ``agg_prune_flink.json`` on PyFlink (streaming, one
 task) over a small debezium changelog: an update that changes only a call the outer query does not
 really read must emit nothing, so the outer LISTAGG keeps its order. A COUNT is never NULL, so Calcite
-folds ``a1 IS NULL`` of a COUNT to FALSE and prunes the COUNT (query fuzz seed 300343); the recorded
+folds ``a1 IS NULL`` of a COUNT to FALSE and prunes the COUNT (query fuzz seed 300343), and so
+``a1 + 1 IS NULL`` (an expression of NOT NULL operands; the binder's fold); the recorded
 optimized plan's inner aggregate (``inner_select``) shows which calls Flink kept.
 """
 
@@ -19,9 +20,6 @@ from streamsql.core.elements import RowKind
 
 FLINK = json.loads((Path(__file__).parent / "agg_prune_flink.json").read_text())
 DDL = FLINK["ddl"]
-#: query (start) → why ours differs from Flink's answer.
-NOT_FOLDED = {"SELECT a1 + 1 IS NULL": "Calcite folds IS NULL of an expression whose operands are all NOT "
-              "NULL (COUNT(k) + 1); only a bare COUNT column is folded here"}
 
 
 def _fold(changes) -> list[list]:
@@ -34,13 +32,7 @@ def _fold(changes) -> list[list]:
     return sorted(rows, key=repr)
 
 
-def _param(case: dict):
-    why = next((v for k, v in NOT_FOLDED.items() if case["query"].startswith(k)), None)
-    return pytest.param(case, marks=[pytest.mark.xfail(strict=True, reason=why)] if why else [],
-                        id=case["query"][:60])
-
-
-@pytest.mark.parametrize("case", [_param(c) for c in FLINK["cases"]])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["query"][:60]) for c in FLINK["cases"]])
 def test_final_rows_as_flink(case, tmp_path):
     path = tmp_path / "cd.json"
     path.write_text("".join(json.dumps(e) + "\n" for e in FLINK["events"]))

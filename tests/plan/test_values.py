@@ -110,3 +110,29 @@ def _walk(node):
     yield node
     for i in node.inputs:
         yield from _walk(i)
+
+
+def test_seeded_rand_of_values_starts_again_when_the_source_opens_again():
+    """Flink's RAND(42) in a VALUES row is one ``java.util.Random`` per call site, created when its
+    operator opens (``RandCallGen``): a restored job draws the same values again. Flink's answer to the
+    two rows (``tests/functions/flink_rand.json``, ``scripts/flink_rand.py``) is 0 and 0; a Random
+    shared by the process went on drawing (3, 8 on the second open)."""
+    import json
+    from pathlib import Path
+
+    from streamsql.plan.planner import Planner
+    from streamsql.runtime.values_source import ValuesSource
+    from streamsql.sql.parser import parse_statement
+
+    flink = json.loads((Path(__file__).parents[1] / "functions" / "flink_rand.json").read_text())
+    query = "SELECT * FROM (VALUES (RAND_INTEGER(42, 10)), (RAND_INTEGER(42, 10))) AS t(x)"
+    rows = next(q["rows"] for q in flink["queries"] if q["query"] == query)
+    env = StreamEnvironment()
+    env.execute_sql("CREATE TABLE o (x INT) WITH ('connector' = 'blackhole')")
+    sink = Planner(env.catalog, env.config).plan_insert(parse_statement(f"INSERT INTO o {query}"))
+    node = next(n for n in _walk(sink) if isinstance(n, ValuesNode))
+    for _ in range(2):  # the job's first run, then its restore
+        src = ValuesSource(node)
+        src.open(None)
+        assert src.poll(10, 0).table.column(0).to_pylist() == [r[1] for r in rows]
+    env.close()

@@ -62,14 +62,21 @@ KNOWN: dict[int, str] = {
     300333: "as 300172: ROW_NUMBER() OVER (ORDER BY lx DESC, p) over a LEFT JOIN with rows tied on (lx, p)",
     300351: "as 300172: ROW_NUMBER() OVER (ORDER BY lx DESC, p) over a JOIN with rows tied on (lx, p)",
     400018: "LISTAGG(DISTINCT g) in a TUMBLE window aggregate (with ROLLUP): refused here on purpose; "
-            "Flink's window LISTAGG(DISTINCT ...) lists the values in the iteration order of its distinct "
-            "MapView (a hash order), not by arrival, which is not followed (LISTAGG(DISTINCT ...) runs in "
-            "a GROUP BY and an OVER window, where Flink keeps arrival order)",
+            "Flink's two-phase window aggregate merges each local bundle's distinct MapView in its hash "
+            "order, and the bundles end when the watermark (emitted on a processing-time interval) passes "
+            "a window end, when a buffer fills or at a checkpoint: the order depends on timing (one "
+            "window lists a,e,d,c,b, the next e,a,d,c,b). Not reproducible, so not emulated "
+            "(plan/ordered_aggs.py reject_window_distinct; LISTAGG(DISTINCT ...) runs in a GROUP BY and "
+            "an OVER window, where Flink keeps arrival order)",
     400236: "as 400018: LISTAGG(DISTINCT g) in a CUMULATE window aggregate (CUBE (g)), refused here on "
             "purpose",
+    410092: "as 400018: LISTAGG(DISTINCT g) in a SESSION window aggregate, refused here on purpose (a "
+            "session merge hands the values of the merged window's distinct MapView over in its hash "
+            "order); this seed's windows hold one distinct value each, so Flink's answer does not show "
+            "the order",
     400135: "MAP[g, k] with g NULL: Flink builds a map with a NULL key (MAP_ENTRIES lists (null, k)); "
-            "StreamSQL's MAP values hold no NULL key (DuckDB's MAP refuses one), so the job fails with "
-            "that reason instead of a silent drop",
+            "StreamSQL's MAP values (Arrow / DuckDB maps) hold no NULL key, so the job fails naming the "
+            "MAP[...]'s position instead of a silent drop (tests/functions/test_composite.py)",
     200331: "TIMESTAMPADD(HOUR, -25, dt) of DATE '0001-01-02' is 0000-12-31 23:00: Flink answers it; "
             "StreamSQL computes it too but its Python collect cannot hand over a year outside 1..9999 "
             "(Python's datetime), so the collect fails with that reason (a sink or CAST to STRING gets it)",

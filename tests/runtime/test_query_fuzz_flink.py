@@ -52,7 +52,7 @@ REGRESSIONS = [77, 100069, 100076, 200089, 200176, 200016, 200086, 200120, 20017
 #: (v5) a Top-N with a total order, a temporal join against vr, grouping sets over cdc, nested values
 #: collected as Flink's text, a window Top-N, an interval join
 SAMPLE = [1, 2, 100014, 100020, 200009, 200020, 200025, 200348, 200504, 200502, 300003, 300012, 300019,
-          400019, 400031, 400070, 400066, 400058, 400102]
+          400019, 400031, 400070, 400066, 400058, 400102, 410011, 410047]
 DEFAULT = sorted(set(REGRESSIONS + SAMPLE) & set(CASES))
 
 

@@ -13,7 +13,11 @@ Flink type, and:
 - an operator (+ - * / %, comparisons, AND/OR/NOT, CASE, CAST, IS [NOT] NULL/DISTINCT FROM,
   LIKE, BETWEEN, IN, ||) stays as it is, except where Flink's arithmetic differs from DuckDB's
   (see :mod:`.operators`: integer division, exact DECIMAL division, DECIMAL result types,
-  CAST to an integer truncating).
+  CAST to an integer truncating);
+- ``x IS NULL`` of an ``x`` whose Flink type is certainly NOT NULL (:func:`.typeof.never_null`: a
+  COUNT, a NOT NULL column, literals and strict operators and functions of them) is FALSE, as
+  Calcite's simplifier folds it before Flink plans (so ``COUNT(k) + 1 IS NULL`` reads no COUNT and
+  the COUNT is pruned, :mod:`streamsql.plan.agg_prune`).
 """
 
 from __future__ import annotations
@@ -88,9 +92,13 @@ def _visit(n: exp.Expression) -> exp.Expression:
         return out
     if isinstance(n, exp.JSONObject):
         _json_keys_not_null(n)
+    if isinstance(n, exp.Is) and isinstance(n.expression, exp.Null) and typeof.never_null(n.this, bind):
+        out = exp.false()  # Calcite's simplifier: IS NULL of a NOT NULL operand (IS NOT NULL: NOT FALSE)
+        out.meta[TYPE] = _BOOLEAN
+        return out
     if isinstance(n, operators.NAMED_WHEN_FAILING):  # as written, before its operands compile
         n.meta[operators.WRITTEN] = written(n)
-    if isinstance(n, exp.Cast) or n.meta.get(reduced.REDUCED):
+    if isinstance(n, (exp.Cast, exp.VarMap)) or n.meta.get(reduced.REDUCED):
         _keep_position(n)
     if type(n) is exp.Cast and _null_constant(n.this):  # a NULL literal once Flink's planner folds it
         n.meta[operand_types.NULL_OPERAND] = True

@@ -53,6 +53,8 @@ def flink_to_string(arg: str, t: SqlType | None) -> str | None:
 
 
 def _text(arg: str, t: SqlType) -> str | None:
+    if t.name == "MULTISET":  # Flink's text of its MapData: {element=count, ...}
+        t = t.counted()
     if t.is_composite:
         return _composite(arg, t, 0)
     if t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):

@@ -291,13 +291,31 @@ def _map(n: exp.Expression, keys: exp.Expression, values: exp.Expression) -> tup
         raise FunctionError(msg, n)
     mt = SqlType.map(kt.children[0], vt.children[0])
     if len(keys.meta["items"]) < 2:
-        return sql_node(f"map({_sql(keys)}, {_sql(values)})"), mt
-    # a key given again replaces the earlier value and keeps its place, as Flink's MAP[...]
-    # (MAP['k', 1, 'k', 2] is {k=2}; DuckDB's map() refuses a repeated key)
-    once = ("map(list_filter(__mk, lambda __x, __i: list_position(__mk, __x) = __i), "
-            "list_transform(list_filter(__mk, lambda __x, __i: list_position(__mk, __x) = __i), "
-            "lambda __x: __mv[len(__mk) + 1 - list_position(list_reverse(__mk), __x)]))")
-    return sql_node("(" + bind(_sql(keys), "__mk", bind(_sql(values), "__mv", once)) + ")"), mt
+        made = "map(__mk, __mv)"
+    else:
+        # a key given again replaces the earlier value and keeps its place, as Flink's MAP[...]
+        # (MAP['k', 1, 'k', 2] is {k=2}; DuckDB's map() refuses a repeated key)
+        made = ("map(list_filter(__mk, lambda __x, __i: list_position(__mk, __x) = __i), "
+                "list_transform(list_filter(__mk, lambda __x, __i: list_position(__mk, __x) = __i), "
+                "lambda __x: __mv[len(__mk) + 1 - list_position(list_reverse(__mk), __x)]))")
+    null_key = "len(list_filter(__mk, lambda __x: __x IS NULL)) > 0"
+    guarded = f"CASE WHEN {null_key} THEN {_null_key(n)} ELSE {made} END"
+    return sql_node("(" + bind(_sql(keys), "__mk", bind(_sql(values), "__mv", guarded)) + ")"), mt
+
+
+def _null_key(n: exp.Expression) -> str:
+    """DuckDB SQL failing the job for a NULL key of the MAP[...] ``n``, naming its position (its first key's).
+
+    Flink 2.3 builds a map holding a NULL key (query fuzz seed 400135: ``MAP_ENTRIES(MAP[g, k])`` of
+    a NULL ``g`` lists ``(NULL, k)``); StreamSQL's maps are Arrow / DuckDB maps, which hold none, so
+    the row fails the job rather than losing the entry.
+    """
+    line, col = n.meta.get("line"), n.meta.get("col")
+    if line is not None and col is not None:
+        col -= n.meta.get("end", 0) - n.meta.get("start", 0)
+    where = f" (its first key at line {line}, column {col})" if line is not None else ""
+    return fail_sql(sql_string(f"MAP[...]{where} has a NULL key: Flink 2.3 keeps a NULL key in a map; "
+                               "StreamSQL's maps cannot hold one"))
 
 
 def _row(items: list[exp.Expression]) -> tuple[exp.Expression, SqlType]:

@@ -13,8 +13,10 @@ Flink's ``RandCallGen`` (Flink 2.3):
 Here a literal-seed call is a DuckDB function with state: its arguments are a call-site id
 (unique in the process), the seed and the bound. The operator that evaluates it opens a database of
 its own (:func:`seeded_connection`) whose functions keep their Randoms for that operator instance
-only, with one DuckDB thread (the rows reach the function in their order). Evaluated elsewhere (the
-process's shared database), one Random per call site serves the whole process.
+only, with one DuckDB thread (the rows reach the function in their order); so does a VALUES source
+each time it opens (a restored job draws the same values again, as Flink's). Evaluated elsewhere (the
+process's shared database: a constant folded at planning), one Random per call site serves the whole
+process.
 """
 
 from __future__ import annotations

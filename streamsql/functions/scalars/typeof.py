@@ -25,6 +25,10 @@ here, by Flink's (Calcite's) rules, for the forms where they are certain:
 - ``OBJECT_OF`` / ``OBJECT_UPDATE``: ``STRUCTURED<'class', name type, ...>`` of the values' types;
 - ``PARSE_JSON(s)``: VARIANT, NOT NULL iff its arguments are; ``TRY_PARSE_JSON(s)`` and an access
   ``v['key']`` / ``v[i]`` of a VARIANT: VARIANT, nullable (scripts/flink_variant.py);
+- ``arr[i]``, ``map[k]`` (``ARRAY_AGG(x)[1]`` too): the element's type, nullable, but a string, binary
+  or composite one;
+- a column of a subquery, view or aggregation whose expression's type is certain by these rules
+  (:mod:`streamsql.plan.certain_types`; a COUNT is BIGINT NOT NULL);
 - CASE, IF, COALESCE over values of one type, integers of several widths or STRING with
   CHAR/VARCHAR(n): that common type; CASE nullable iff a value is (no ELSE: NULL), IF iff any
   argument is, its condition too, COALESCE iff every argument is (Flink 2.3's answers: the
@@ -121,6 +125,21 @@ def compile_typeof(n: exp.Anonymous, bind: Callable[[exp.Expression], exp.Expres
     return exp.Literal.string((produced or flink_type(args[0], bind)).sql()), RESULT
 
 
+def never_null(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression]) -> bool:
+    """Whether the (resolved, uncompiled) ``n`` is certainly NOT NULL by Flink's (Calcite's) type rules.
+
+    As :func:`flink_type` derives it: a column of a certain NOT NULL type, a literal, and what is built
+    of them by the operators and functions whose result is NULL only when an operand is. False where
+    the type is not certain (an error of the expression is the binder's to raise).
+    """
+    if any(c.meta.get("declared_type") is None for c in n.find_all(exp.Column)):
+        return False  # a column of no certain type: flink_type would refuse it (cheaper said here)
+    try:
+        return not flink_type(n, bind).nullable
+    except FunctionError:
+        return False
+
+
 def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
     """The Flink type of the (resolved, uncompiled) expression ``n``, nullability exact.
 
@@ -199,8 +218,23 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         if calls.arguments(n)[0] in _ELEMENT_CALLS:
             return _element_type(n, bind)
         return _call_type(n, bind)
+    if isinstance(n, exp.Bracket):
+        return _item_type(n, bind)
     msg = _NOT_CERTAIN + "the nullability of this expression is not derived here"
     raise FunctionError(msg, n)
+
+
+def _item_type(n: exp.Bracket, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
+    """``arr[i]`` / ``map[k]``: the element's (value's) type, nullable (Calcite's ITEM: NULL out of range).
+
+    Whatever the container's nullability (``TYPEOF(ARRAY_AGG(n)[1])`` is ``INT`` in Flink 2.3,
+    ``tests/sql/flink_query_gaps``); not for string, binary or composite elements, whose Flink spelling
+    (a CHAR(n) length, a ROW's fields) the binder's type may not keep.
+    """
+    t = _inferred(n, bind)
+    if t.name in ("STRING", "BYTES") or t.children:
+        raise FunctionError(_NOT_CERTAIN + f"the type of an element of type {t.name} is not", n)
+    return t.with_nullable(True)
 
 
 _INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")

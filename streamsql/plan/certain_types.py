@@ -1,0 +1,60 @@
+"""Which columns of a plan node have a certain Flink type (NOT NULL included), for their readers.
+
+A :class:`~streamsql.plan.scope.ScopeColumn`'s ``declared`` type is the one Flink's validator gives
+the column, where it is certain: TYPEOF answers it, and the binder folds ``x IS NULL`` of a NOT NULL
+``x`` to FALSE as Calcite's simplifier does (:func:`streamsql.functions.scalars.typeof.never_null`).
+A table's columns have their DDL types (:func:`streamsql.plan.planner._declared_types`); this
+module carries them through the plan:
+
+- a projection's (a SELECT list's, a subquery's, a view's) column: its expression's type
+  (:func:`~streamsql.plan.expressions.certain_type`; a bare column keeps its own);
+- an aggregation's COUNT column: BIGINT NOT NULL, as Flink's COUNT (FILTER and DISTINCT too).
+
+Every other column a plan derives stays without one (an outer join's, a window's, a SUM's ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sqlglot import exp
+
+from streamsql.core.types import SqlType
+from streamsql.plan.expressions import certain_type, resolve_unbound
+from streamsql.plan.nodes import PlanNode
+from streamsql.plan.scope import Scope
+
+#: COUNT's type in Flink: ``BIGINT NOT NULL`` (Calcite's ``SqlCountAggFunction``).
+COUNT_TYPE = SqlType("BIGINT", nullable=False)
+
+
+def count_columns(agg: PlanNode) -> set[str]:
+    """The output columns of ``agg``'s COUNT calls (an aggregate node: ``labels`` name its last columns)."""
+    labels = list(getattr(agg, "labels", None) or [])
+    names = agg.schema.names[len(agg.schema.names) - len(labels):] if labels else []
+    return {n for n, label in zip(names, labels) if label.startswith("COUNT(")}
+
+
+def aggregate_scope(scope: Scope, agg: PlanNode) -> Scope:
+    """``scope`` (over ``agg``'s columns, same names) with ``agg``'s COUNT columns typed BIGINT NOT NULL."""
+    counts = count_columns(agg)
+    return Scope([replace(c, declared=COUNT_TYPE) if c.internal in counts else c for c in scope.columns],
+                 scope.sql, scope.what)
+
+
+def projected_scope(out: Scope, items: list[exp.Expression | None], scope: Scope) -> Scope:
+    """``out`` (a projection's columns, one per item, in order) with each item's certain type over ``scope``.
+
+    An item None is ``scope``'s column of the same name, kept as it is.
+    """
+    by_internal = {c.internal: c for c in scope.columns}
+    cols = []
+    for c, item in zip(out.columns, items):
+        if item is None:
+            t = by_internal[c.internal].declared if c.internal in by_internal else None
+        elif all("declared_type" in r.meta for r in resolve_unbound(item, scope).find_all(exp.Column)):
+            t = certain_type(item, scope)
+        else:
+            t = None  # over a column of no certain type (the binder's inference would refuse it)
+        cols.append(replace(c, declared=t))
+    return Scope(cols, out.sql, out.what)
