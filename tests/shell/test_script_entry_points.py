@@ -95,6 +95,21 @@ SET;
     assert "not-reached" not in proc.stdout
 
 
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+def test_help_of_an_unknown_name_fails_at_it(entry, tmp_path):
+    """A newcomer's report (session 33): ``HELP nope;`` printed ``[ERROR] No help for 'nope'`` and
+    the script went on and exited 0; it is an error at the name, which ends the script (exit 1)."""
+    script = "HELP connectors;\n  HELP nope;\nSET 'pipeline.name' = 'not-reached';\nSET;\n"
+    proc = _streamsql(entry, script, tmp_path, timeout=60)
+    assert proc.returncode == 1, proc.stdout
+    assert "upsert-kafka" in proc.stdout  # the HELP before it ran
+    assert "No help for 'nope'; try HELP connectors (line 2, column 8)" in proc.stdout, proc.stdout
+    lines = proc.stdout.splitlines()
+    shown = next(i for i, ln in enumerate(lines) if ln.strip() == "HELP nope;")
+    assert lines[shown + 1] == " " * lines[shown].index("nope") + "^^^^", proc.stdout
+    assert "not-reached" not in proc.stdout
+
+
 def test_help_takes_one_name_and_quit_takes_none():
     """One parser of commands (the grammar): HELP's argument is parsed; anything else after a
     command is a syntax error at that token, never ignored."""
