@@ -166,3 +166,32 @@ SET;
         kafka_admin.delete_topics([topic], operation_timeout=10)
     assert proc.returncode == 130, seen + out
     assert "not-reached" not in seen + out
+
+
+def test_shell_runs_its_init_file_before_the_script_of_f(tmp_path):
+    """A newcomer's report (session 33): ``streamsql shell -i init.sql -f s.sql`` ignored the init
+    file (its tables were unknown to the script); Flink's SQL client runs ``-i`` first, then ``-f``.
+    An init file that fails ends the command before the script runs (exit 1)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
+           "STREAMSQL_HISTORY": str(tmp_path / "history")}
+    (tmp_path / "init.sql").write_text(
+        "SET 'pipeline.name' = 'from-init';\n"
+        "CREATE TABLE g (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3', "
+        "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3');\n")
+    (tmp_path / "s.sql").write_text("SHOW TABLES;\nSELECT SUM(id) AS s FROM g;\n")
+
+    def shell(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "streamsql", "shell", *args], cwd=tmp_path, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+
+    proc = shell("-i", "init.sql", "-f", "s.sql")
+    assert proc.returncode == 0, proc.stdout
+    assert "[INFO] Executed 2 statements from init.sql." in proc.stdout
+    assert "|          g |" in proc.stdout, proc.stdout
+    assert re.search(r"\| \+I \| 6 \|", proc.stdout), proc.stdout  # 1 + 2 + 3, the init's table read
+
+    (tmp_path / "init.sql").write_text("SELECT 1;\n")
+    proc = shell("-i", "init.sql", "-f", "s.sql")
+    assert proc.returncode == 1, proc.stdout
+    assert "init.sql:1: SELECT statements are not allowed in an init file" in proc.stdout
+    assert "table name" not in proc.stdout  # the script never ran
