@@ -21,6 +21,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.sql import nodes as n
+from streamsql.sql.parser import error_at
 
 if TYPE_CHECKING:
     from streamsql.shell.app import Shell
@@ -111,7 +112,8 @@ def command_of(tree: exp.Expr, sql: str = "") -> tuple[Command, str] | None:
     read the statement (the prompt, a pipe, ``streamsql run``, ``shell -f``).
 
     Raises:
-        SqlError: a command the grammar knows but the registry does not.
+        SqlError: a command the grammar knows but the registry does not; HELP of a name that is
+            neither ``connectors`` nor a connector, at the name.
     """
     if not isinstance(tree, n.ClientCommand):
         return None
@@ -120,6 +122,9 @@ def command_of(tree: exp.Expr, sql: str = "") -> tuple[Command, str] | None:
         msg = f"Unknown command {name}; HELP lists commands"
         raise SqlError(msg, sql)
     arg = tree.args.get("expression")
+    if name == "HELP" and arg is not None and connector_help(arg.name) is None:
+        # an error at the name (line:column), so that a script stops there as at any other error
+        raise error_at(arg, f"No help for '{arg.name}'; try HELP connectors", sql)
     return COMMANDS[name], (arg.name if arg is not None else "")
 
 
@@ -183,12 +188,8 @@ def connector_help(name: str) -> str | None:
 @command("HELP", usage="HELP [connectors | <connector>]",
          description="Prints this help; HELP connectors lists connectors, HELP kafka a connector's options.")
 def _help(shell: Shell, arg: str) -> bool:
-    if arg:
-        text = connector_help(arg)
-        if text is None:
-            shell.error(f"No help for '{arg}'; try HELP connectors")
-            return True
-        shell.write(text + "\n")
+    if arg:  # a known name: command_of refused the others
+        shell.write(f"{connector_help(arg)}\n")
         return True
     shell.write(help_text() + "\n")
     return True

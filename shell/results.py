@@ -208,8 +208,9 @@ class TableauPrinter:
         """The boxed header, fixing the column widths from the ``first`` rows."""
         cells = [self._cells(k, r) for k, r in first]
         # Never narrower than <NULL>: a later NULL must not be cut to "<..." (as Flink's tableau
-        # widens nullable columns to fit it).
-        natural = [max([len(h), len(NULL_TEXT)] + [_width_for(c[i]) for c in cells])
+        # widens nullable columns to fit it); the op column is never NULL: 2 wide, as Flink's `| op |`.
+        natural = [max([len(h)] + ([] if self.with_op and i == 0 else [len(NULL_TEXT)])
+                       + [_width_for(c[i]) for c in cells])
                    for i, h in enumerate(self.headers)]
         self.widths = [min(self.max_width, w) for w in natural]
         if self.total_width is None:

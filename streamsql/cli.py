@@ -83,8 +83,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         command = [sys.executable, "-m", "streamsql", "worker", args.file]
         for p in args.set or []:
             command += ["--set", p]
+        if getattr(args, "init", None):  # the workers declare the init file's tables too
+            command += ["--init", args.init]
         env.parallel_role = ParallelRole(tuple(command))
     voice = _Voice(getattr(args, "report_file", None))
+    if getattr(args, "init", None) and not _run_init(env, args.init, worker=args.command == "worker"):
+        env.close()
+        return 1
     failed = []
     running_statements = threading.Event()
 
@@ -129,6 +134,19 @@ def cmd_run(args: argparse.Namespace) -> int:
             sys.stderr.write(redact(traceback.format_exc()))
         env.close()
         return 1
+
+
+def _run_init(env, path: str, worker: bool) -> bool:
+    """``shell -i INIT -f FILE``: INIT's DDL, USE and SET statements first, as Flink's SQL client (-i, -f).
+
+    Returns False (the error said on stderr, ``INIT:LINE``) when one fails or is another statement.
+    A worker runs them silently.
+    """
+    from streamsql.shell.app import Shell
+
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(open(os.devnull, "w")) if worker else sys.stderr
+        return Shell(env, interactive=False, stdout=out).run_init(path)
 
 
 def _interrupted_run(env, voice, failed: list) -> int:
@@ -334,7 +352,7 @@ def console() -> None:
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
-    """The parsed command line (``shell -f FILE`` is ``run FILE``); bad usage exits 2."""
+    """The parsed command line (``shell [-i INIT] -f FILE`` is ``run FILE`` after INIT); bad usage exits 2."""
     from streamsql import __version__
 
     parser = argparse.ArgumentParser(prog="streamsql", description="Streaming SQL over Kafka, exactly-once.")
@@ -353,6 +371,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     worker.add_argument("--report-file", help=argparse.SUPPRESS)
     # ... and its own pid: the worker dies with it (streamsql.core.lifeline)
     worker.add_argument("--driver-pid", type=int, help=argparse.SUPPRESS)
+    # ... and the init file of 'streamsql shell -i INIT -f FILE' (run before the script)
+    worker.add_argument("--init", help=argparse.SUPPRESS)
     shell = sub.add_parser("shell", help="interactive SQL shell")
     shell.add_argument("-i", "--init", help="a script of DDL and SET statements to run first")
     shell.add_argument("--set", action="append", metavar="KEY=VALUE", help="a configuration setting")

@@ -117,7 +117,8 @@ class StreamEnvironment:
             A :class:`TableResult` (see its ``kind``).
 
         Raises:
-            SqlError: bad SQL, with line:column and a caret.
+            SqlError: bad SQL, with line:column and a caret; a shell command (HELP, QUIT, EXIT,
+                CLEAR, PRINT TOPIC), which only the shell and ``streamsql run`` run.
             PlanError: a statement that cannot run as asked.
             ConfigError: bad options.
         """
@@ -224,6 +225,11 @@ class StreamEnvironment:
             return self._function_statement(tree, sql)
         if isinstance(tree, n.StopJob):
             return self._stop_job(tree, sql)
+        if isinstance(tree, (n.ClientCommand, n.PrintTopic)):  # the shell's (streamsql.shell.commands)
+            what = tree.this.name.upper() if isinstance(tree, n.ClientCommand) else "PRINT TOPIC"
+            msg = (f"{what} is a shell command: it runs in 'streamsql shell' and 'streamsql run' (and "
+                   f"'shell -f'), not through execute_sql or execute_script")
+            raise SqlError(msg, sql)
         msg = f"Statement {type(tree).__name__} is not supported here"
         raise SqlError(msg, sql)
 

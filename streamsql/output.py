@@ -187,7 +187,13 @@ def counted(n: int, noun: str) -> str:
 
 
 def print_result(result: TableResult, out: TextIO) -> None:
-    """Print a statement's result: messages, rows, a query's changelog, EXPLAIN text."""
+    """Print a statement's result: messages, rows, a query's changelog, EXPLAIN text.
+
+    A query's changelog is printed once the query ends (the table's widths need every row). A
+    KeyboardInterrupt while an unbounded query runs (Ctrl-C, SIGTERM: ``streamsql run``) prints the
+    rows received until then, with ``Query terminated, received a total of N rows`` as the shell
+    says, and is raised again.
+    """
     if result.kind == "rows" and not result.rows:
         out.write("Empty set\n")  # as Flink's SQL client, and our shell
     elif result.kind == "rows":
@@ -195,8 +201,18 @@ def print_result(result: TableResult, out: TextIO) -> None:
     elif result.kind == "text":
         out.write(result.message + "\n")
     elif result.kind == "query":
-        changelog = shown_changelog(result.collect(), result.column_types, result.time_zone)
-        rows = [(k.short,) + r for k, r in changelog]
+        rows: list[tuple] = []
+        try:
+            for k, r in shown_changelog(result.collect(), result.column_types, result.time_zone):
+                rows.append((k.short,) + r)
+        except KeyboardInterrupt:
+            # Ctrl-C (or SIGTERM) ends an unbounded query: show what it received, as the shell does,
+            # instead of dropping it; the caller then cancels the jobs
+            total = counted(len(rows), "rows")
+            out.write(tableau(result.columns, rows, with_op=True)
+                      + f"\nQuery terminated, received a total of {total}\n")
+            out.flush()
+            raise
         total = counted(len(rows), "rows")
         out.write(tableau(result.columns, rows, with_op=True) + f"\nReceived a total of {total}\n")
     elif result.message:

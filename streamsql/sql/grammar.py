@@ -909,7 +909,9 @@ class FlinkParser(parser.Parser):
         arg = None
         if name == "HELP" and self._curr and self._curr.token_type != TokenType.SEMICOLON:
             self._advance()
-            arg = exp.Literal.string(self._prev.text)
+            tok = self._prev
+            arg = exp.Literal.string(tok.text)
+            arg.meta.update(line=tok.line, col=tok.col, start=tok.start, end=tok.end)  # errors point at it
         return self.expression(nodes.ClientCommand(this=exp.var(name), expression=arg))
 
     def _parse_print_topic(self) -> nodes.PrintTopic | None:

@@ -69,6 +69,19 @@ def test_ddl_show_describe_and_set(env):
     assert "line 1" in str(e.value)
 
 
+@pytest.mark.parametrize(("text", "what"), [("HELP kafka;", "HELP"), ("  quit;", "QUIT"),
+                                           ("PRINT TOPIC t FROM BEGINNING;", "PRINT TOPIC")])
+def test_a_shell_command_says_where_it_runs(env, text, what):
+    """A newcomer's report (session 33): ``execute_script("HELP;")`` said ``Statement ClientCommand
+    is not supported here``, a class name, where the statement is the shell's."""
+    with pytest.raises(SqlError) as e:
+        env.execute_script(f"SET 'pipeline.name' = 'x';\n{text}", file="s.sql")
+    assert str(e.value).startswith(f"s.sql: {what} is a shell command: it runs in 'streamsql shell' and "
+                                   f"'streamsql run'"), str(e.value)
+    assert "ClientCommand" not in str(e.value) and "PrintTopic" not in str(e.value)
+    assert e.value.line == 2
+
+
 def test_query_changelog_with_row_kinds(env):
     env.execute_sql(SEQ.format(name="orders", n=6))
     result = env.execute_sql("SELECT id % 2 AS parity, COUNT(*) AS n FROM orders GROUP BY id % 2")

@@ -216,3 +216,18 @@ def test_end_of_input_prints_each_jobs_summary_as_run_does(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     assert re.search(r"\[INFO\] Job 'insert-into_b-[0-9a-f]{8}' FINISHED: 50 rows in, 50 rows out, ",
                      run.stdout + run.stderr), run.stdout + run.stderr
+
+
+def test_a_query_s_op_column_is_two_wide_as_flink_s_tableau(tmp_path):
+    """A newcomer's report (session 33): the op column was padded to ``<NULL>``'s width,
+    ``|     op |``, though it is never NULL; Flink's streaming tableau prints ``| op |`` (its SQL
+    client documentation's example: ``+----+---...`` / ``| op |``)."""
+    script = ("CREATE TABLE g (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '2', "
+              "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '2');\n"
+              "SELECT id FROM g;\n")
+    done = _shell(script, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    head = lines.index("| op |          id |")  # INT: 11 wide, as Flink's
+    assert lines[head - 1] == lines[head + 1] == "+----+-------------+"
+    assert lines[head + 2:head + 4] == ["| +I |           1 |", "| +I |           2 |"]

@@ -95,6 +95,21 @@ SET;
     assert "not-reached" not in proc.stdout
 
 
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+def test_help_of_an_unknown_name_fails_at_it(entry, tmp_path):
+    """A newcomer's report (session 33): ``HELP nope;`` printed ``[ERROR] No help for 'nope'`` and
+    the script went on and exited 0; it is an error at the name, which ends the script (exit 1)."""
+    script = "HELP connectors;\n  HELP nope;\nSET 'pipeline.name' = 'not-reached';\nSET;\n"
+    proc = _streamsql(entry, script, tmp_path, timeout=60)
+    assert proc.returncode == 1, proc.stdout
+    assert "upsert-kafka" in proc.stdout  # the HELP before it ran
+    assert "No help for 'nope'; try HELP connectors (line 2, column 8)" in proc.stdout, proc.stdout
+    lines = proc.stdout.splitlines()
+    shown = next(i for i, ln in enumerate(lines) if ln.strip() == "HELP nope;")
+    assert lines[shown + 1] == " " * lines[shown].index("nope") + "^^^^", proc.stdout
+    assert "not-reached" not in proc.stdout
+
+
 def test_help_takes_one_name_and_quit_takes_none():
     """One parser of commands (the grammar): HELP's argument is parsed; anything else after a
     command is a syntax error at that token, never ignored."""
@@ -151,3 +166,32 @@ SET;
         kafka_admin.delete_topics([topic], operation_timeout=10)
     assert proc.returncode == 130, seen + out
     assert "not-reached" not in seen + out
+
+
+def test_shell_runs_its_init_file_before_the_script_of_f(tmp_path):
+    """A newcomer's report (session 33): ``streamsql shell -i init.sql -f s.sql`` ignored the init
+    file (its tables were unknown to the script); Flink's SQL client runs ``-i`` first, then ``-f``.
+    An init file that fails ends the command before the script runs (exit 1)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
+           "STREAMSQL_HISTORY": str(tmp_path / "history")}
+    (tmp_path / "init.sql").write_text(
+        "SET 'pipeline.name' = 'from-init';\n"
+        "CREATE TABLE g (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3', "
+        "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3');\n")
+    (tmp_path / "s.sql").write_text("SHOW TABLES;\nSELECT SUM(id) AS s FROM g;\n")
+
+    def shell(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "streamsql", "shell", *args], cwd=tmp_path, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+
+    proc = shell("-i", "init.sql", "-f", "s.sql")
+    assert proc.returncode == 0, proc.stdout
+    assert "[INFO] Executed 2 statements from init.sql." in proc.stdout
+    assert "|          g |" in proc.stdout, proc.stdout
+    assert re.search(r"\| \+I \| 6 \|", proc.stdout), proc.stdout  # 1 + 2 + 3, the init's table read
+
+    (tmp_path / "init.sql").write_text("SELECT 1;\n")
+    proc = shell("-i", "init.sql", "-f", "s.sql")
+    assert proc.returncode == 1, proc.stdout
+    assert "init.sql:1: SELECT statements are not allowed in an init file" in proc.stdout
+    assert "table name" not in proc.stdout  # the script never ran
