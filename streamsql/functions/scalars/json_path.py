@@ -85,10 +85,18 @@ def _depth(text: str, start: int) -> int:
     return deepest
 
 
-def _decode(text: str, start: int):
-    """``raw_decode`` with Jackson's nesting limit: Python's own recursion limit is not it."""
+def decode_nested(decoder: json.JSONDecoder, text: str, start: int):
+    """``decoder.raw_decode(text, start)`` with Jackson's nesting limit (Python's recursion limit is not it).
+
+    Returns:
+        ``(value, end)`` as ``raw_decode``; a document up to :data:`MAX_DEPTH` deep is read.
+
+    Raises:
+        JsonError: a document nested deeper (Jackson's message).
+        json.JSONDecodeError: text that is not JSON.
+    """
     try:
-        return _DECODER.raw_decode(text, start)
+        return decoder.raw_decode(text, start)
     except RecursionError:
         pass
     depth = _depth(text, start)
@@ -98,9 +106,13 @@ def _decode(text: str, start: int):
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(limit + 2 * MAX_DEPTH)  # the scanner recurses once per level
     try:
-        return _DECODER.raw_decode(text, start)
+        return decoder.raw_decode(text, start)
     finally:
         sys.setrecursionlimit(limit)
+
+
+def _decode(text: str, start: int):
+    return decode_nested(_DECODER, text, start)
 
 
 def parse_document(text: str):

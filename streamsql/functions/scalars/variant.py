@@ -14,7 +14,10 @@ equality need nothing of their own:
 
 Duplicate keys fail PARSE_JSON (``VARIANT_DUPLICATE_KEY``) unless ``allow_duplicate_keys`` is TRUE,
 then the last value is kept, as Flink. Only the first JSON value of the text is read (Jackson's
-parser: ``1 2`` is ``1``). TRY_PARSE_JSON gives NULL where PARSE_JSON fails the job.
+parser: ``1 2`` is ``1``), but a root number must be followed by whitespace or the end and a root
+literal by no identifier character (``01``, ``1.``, ``1x``, ``truex`` fail, as Jackson's root checks);
+documents up to 1000 levels deep are read, deeper fail (Jackson's nesting limit); a lone surrogate
+in a string is ``?`` (Java's UTF-8 encoder). TRY_PARSE_JSON gives NULL where PARSE_JSON fails the job.
 
 Access is 1-based for arrays (an index out of range, 0 or below, is NULL), by exact key for objects
 (a missing key is NULL); a key on a value that is not an object, or an index on one that is not an
@@ -33,6 +36,8 @@ that named their keys in other orders.
 from __future__ import annotations
 
 import json
+import sys
+import unicodedata
 from decimal import Context, Decimal
 
 import pyarrow as pa
@@ -40,7 +45,8 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import ResultError
-from streamsql.functions.scalars.json_path import _string, _utf16_key, java_double
+from streamsql.functions.scalars.json_errors import JsonError
+from streamsql.functions.scalars.json_path import MAX_DEPTH, _string, _utf16_key, decode_nested, java_double
 from streamsql.functions.scalars.operand_types import CONSTANT_VARIANT, calcite_type
 from streamsql.functions.scalars.registry import Arg, Call, python_call, scalar
 
@@ -140,14 +146,52 @@ def parse(text: str, allow_duplicate_keys: bool = False) -> str:
         if start == len(text):
             msg = "Unexpected null token"
             raise VariantError(msg)
-        value, _ = _DECODERS[allow_duplicate_keys].raw_decode(text, start)
+        value, end = decode_nested(_DECODERS[allow_duplicate_keys], text, start)
+        _check_root_end(text, start, end)
     except _Duplicate:
         msg = f"Failed to parse json string: {text} (VARIANT_DUPLICATE_KEY)"
         raise VariantError(msg) from None
-    except (json.JSONDecodeError, VariantError, RecursionError) as e:
+    except (json.JSONDecodeError, VariantError, JsonError) as e:
         msg = f"Failed to parse json string: {text} ({getattr(e, 'msg', e)})"
         raise VariantError(msg) from None
-    return write(value)
+    out = _nested(write, value)
+    return _java_utf8(out) if "\\u" in text else out  # a lone surrogate comes only from an escape
+
+
+#: The characters Jackson accepts after a number at the root (``_verifyRootSpace``).
+_ROOT_SPACE = ("", " ", "\t", "\r", "\n")
+#: Java's ``Character.isJavaIdentifierPart`` by Unicode category (and its identifier-ignorable controls).
+_IDENTIFIER_PART = frozenset(("Lu", "Ll", "Lt", "Lm", "Lo", "Sc", "Pc", "Nd", "Nl", "Mc", "Mn", "Cf"))
+
+
+def _check_root_end(text: str, start: int, end: int) -> None:
+    """Refuse what Jackson's parser refuses right after a scalar at the root (Python's stops before it).
+
+    A number must end the text or be followed by a space, tab, CR or LF (``01``, ``1.``, ``1e``,
+    ``1x`` and ``1,2`` fail, ``1 2`` is ``1``); ``true``, ``false`` and ``null`` must not be
+    followed by a character of a Java identifier (``truex`` fails, ``true,`` is ``true``), as
+    Jackson's ``_matchToken``. Nothing is checked after a string, an array or an object.
+
+    Raises:
+        VariantError: Jackson's reason.
+    """
+    first, after = text[start], text[end:end + 1]
+    if (first == "-" or first.isdigit()) and after not in _ROOT_SPACE:
+        msg = f"Unexpected character ('{after}'): Expected space separating root-level values"
+        raise VariantError(msg)
+    if first in "tfn" and after and after >= "0" and after not in "]}" and (
+            unicodedata.category(after) in _IDENTIFIER_PART or "\x7f" <= after <= "\x9f"):
+        msg = f"Unrecognized token '{text[start:end]}{after}'"
+        raise VariantError(msg)
+
+
+def _java_utf8(text: str) -> str:
+    """``text`` after Java's UTF-8 encoder: a lone surrogate is ``?`` (Flink's variant holds UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
 
 
 def element(text: str, key: str | int):
@@ -159,18 +203,36 @@ def element(text: str, key: str | int):
         VariantError: a key on a value that is not an object, an index on one that is not an array
             (Flink's messages).
     """
-    value = _RAW.decode(text)
+    value = _nested(_RAW.decode, text)
     if isinstance(key, str):
         if not isinstance(value, dict):
             msg = ("String key access on variant requires an object variant, but a non-object variant was "
                    "provided.")
             raise VariantError(msg)
-        return write(value[key]) if key in value else None
+        return _nested(write, value[key]) if key in value else None
     if not isinstance(value, list):
         msg = ("Integer index access on variant requires an array variant, but a non-array variant was "
                "provided.")
         raise VariantError(msg)
-    return write(value[key - 1]) if 1 <= key <= len(value) else None
+    return _nested(write, value[key - 1]) if 1 <= key <= len(value) else None
+
+
+def _nested(fn, arg):
+    """``fn(arg)`` over a value nested up to :data:`MAX_DEPTH` deep (as Jackson reads).
+
+    Python's recursion limit, which :func:`write` and the decoder meet first (two or three frames a
+    level), is raised for it.
+    """
+    try:
+        return fn(arg)
+    except RecursionError:
+        pass
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + 4 * MAX_DEPTH)
+    try:
+        return fn(arg)
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _parse_array(strings: pa.ChunkedArray, flags: pa.ChunkedArray | None, tolerant: bool) -> pa.Array:
