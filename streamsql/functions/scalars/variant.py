@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import json
 import sys
-import unicodedata
 from decimal import Context, Decimal
 
 import pyarrow as pa
@@ -46,7 +45,14 @@ from sqlglot import exp
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import ResultError
 from streamsql.functions.scalars.json_errors import JsonError
-from streamsql.functions.scalars.json_path import MAX_DEPTH, _string, _utf16_key, decode_nested, java_double
+from streamsql.functions.scalars.json_path import (
+    MAX_DEPTH,
+    _string,
+    _utf16_key,
+    check_root_end,
+    decode_nested,
+    java_double,
+)
 from streamsql.functions.scalars.operand_types import CONSTANT_VARIANT, calcite_type
 from streamsql.functions.scalars.registry import Arg, Call, python_call, scalar
 
@@ -147,7 +153,7 @@ def parse(text: str, allow_duplicate_keys: bool = False) -> str:
             msg = "Unexpected null token"
             raise VariantError(msg)
         value, end = decode_nested(_DECODERS[allow_duplicate_keys], text, start)
-        _check_root_end(text, start, end)
+        check_root_end(text, start, end)
     except _Duplicate:
         msg = f"Failed to parse json string: {text} (VARIANT_DUPLICATE_KEY)"
         raise VariantError(msg) from None
@@ -156,33 +162,6 @@ def parse(text: str, allow_duplicate_keys: bool = False) -> str:
         raise VariantError(msg) from None
     out = _nested(write, value)
     return _java_utf8(out) if "\\u" in text else out  # a lone surrogate comes only from an escape
-
-
-#: The characters Jackson accepts after a number at the root (``_verifyRootSpace``).
-_ROOT_SPACE = ("", " ", "\t", "\r", "\n")
-#: Java's ``Character.isJavaIdentifierPart`` by Unicode category (and its identifier-ignorable controls).
-_IDENTIFIER_PART = frozenset(("Lu", "Ll", "Lt", "Lm", "Lo", "Sc", "Pc", "Nd", "Nl", "Mc", "Mn", "Cf"))
-
-
-def _check_root_end(text: str, start: int, end: int) -> None:
-    """Refuse what Jackson's parser refuses right after a scalar at the root (Python's stops before it).
-
-    A number must end the text or be followed by a space, tab, CR or LF (``01``, ``1.``, ``1e``,
-    ``1x`` and ``1,2`` fail, ``1 2`` is ``1``); ``true``, ``false`` and ``null`` must not be
-    followed by a character of a Java identifier (``truex`` fails, ``true,`` is ``true``), as
-    Jackson's ``_matchToken``. Nothing is checked after a string, an array or an object.
-
-    Raises:
-        VariantError: Jackson's reason.
-    """
-    first, after = text[start], text[end:end + 1]
-    if (first == "-" or first.isdigit()) and after not in _ROOT_SPACE:
-        msg = f"Unexpected character ('{after}'): Expected space separating root-level values"
-        raise VariantError(msg)
-    if first in "tfn" and after and after >= "0" and after not in "]}" and (
-            unicodedata.category(after) in _IDENTIFIER_PART or "\x7f" <= after <= "\x9f"):
-        msg = f"Unrecognized token '{text[start:end]}{after}'"
-        raise VariantError(msg)
 
 
 def _java_utf8(text: str) -> str:
