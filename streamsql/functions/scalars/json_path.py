@@ -112,6 +112,35 @@ def decode_nested(decoder: json.JSONDecoder, text: str, start: int):
         sys.setrecursionlimit(limit)
 
 
+def java_utf8(value):
+    r"""``value`` (a string, a list of them, or another scalar) with each lone surrogate as ``?``.
+
+    As Java writes a String to UTF-8 (Flink 2.3: ``JSON_VALUE('{"a":"\ud83d"}', '$.a')`` is ``?``).
+    """
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    return [java_utf8(v) for v in value] if isinstance(value, list) else value
+
+
+def deep_call(fn, *args):
+    """``fn(*args)`` over a document nested up to :data:`MAX_DEPTH` deep, as Jackson reads it.
+
+    Python's recursion limit, which the walks over a parsed value meet first (two or three frames a
+    level: :func:`java_text`, a VARIANT's writer), is raised for a call that meets it, which then
+    runs again (``fn`` must have no side effect).
+    """
+    try:
+        return fn(*args)
+    except RecursionError:
+        pass
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + 4 * MAX_DEPTH)
+    try:
+        return fn(*args)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 def _decode(text: str, start: int):
     return decode_nested(_DECODER, text, start)
 

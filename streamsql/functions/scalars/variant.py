@@ -36,7 +36,6 @@ that named their keys in other orders.
 from __future__ import annotations
 
 import json
-import sys
 from decimal import Context, Decimal
 
 import pyarrow as pa
@@ -46,12 +45,13 @@ from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import ResultError
 from streamsql.functions.scalars.json_errors import JsonError
 from streamsql.functions.scalars.json_path import (
-    MAX_DEPTH,
     _string,
     _utf16_key,
     check_root_end,
     decode_nested,
+    deep_call,
     java_double,
+    java_utf8,
 )
 from streamsql.functions.scalars.operand_types import CONSTANT_VARIANT, calcite_type
 from streamsql.functions.scalars.registry import Arg, Call, python_call, scalar
@@ -160,17 +160,8 @@ def parse(text: str, allow_duplicate_keys: bool = False) -> str:
     except (json.JSONDecodeError, VariantError, JsonError) as e:
         msg = f"Failed to parse json string: {text} ({getattr(e, 'msg', e)})"
         raise VariantError(msg) from None
-    out = _nested(write, value)
-    return _java_utf8(out) if "\\u" in text else out  # a lone surrogate comes only from an escape
-
-
-def _java_utf8(text: str) -> str:
-    """``text`` after Java's UTF-8 encoder: a lone surrogate is ``?`` (Flink's variant holds UTF-8)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-    return text
+    out = deep_call(write, value)
+    return java_utf8(out) if "\\u" in text else out  # a lone surrogate comes only from an escape
 
 
 def element(text: str, key: str | int):
@@ -182,36 +173,18 @@ def element(text: str, key: str | int):
         VariantError: a key on a value that is not an object, an index on one that is not an array
             (Flink's messages).
     """
-    value = _nested(_RAW.decode, text)
+    value = deep_call(_RAW.decode, text)
     if isinstance(key, str):
         if not isinstance(value, dict):
             msg = ("String key access on variant requires an object variant, but a non-object variant was "
                    "provided.")
             raise VariantError(msg)
-        return _nested(write, value[key]) if key in value else None
+        return deep_call(write, value[key]) if key in value else None
     if not isinstance(value, list):
         msg = ("Integer index access on variant requires an array variant, but a non-array variant was "
                "provided.")
         raise VariantError(msg)
-    return _nested(write, value[key - 1]) if 1 <= key <= len(value) else None
-
-
-def _nested(fn, arg):
-    """``fn(arg)`` over a value nested up to :data:`MAX_DEPTH` deep (as Jackson reads).
-
-    Python's recursion limit, which :func:`write` and the decoder meet first (two or three frames a
-    level), is raised for it.
-    """
-    try:
-        return fn(arg)
-    except RecursionError:
-        pass
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(limit + 4 * MAX_DEPTH)
-    try:
-        return fn(arg)
-    finally:
-        sys.setrecursionlimit(limit)
+    return deep_call(write, value[key - 1]) if 1 <= key <= len(value) else None
 
 
 def _parse_array(strings: pa.ChunkedArray, flags: pa.ChunkedArray | None, tolerant: bool) -> pa.Array:
