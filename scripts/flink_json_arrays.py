@@ -4,8 +4,8 @@ Runs, in PyFlink's local mini-cluster, a filesystem table ``t (a INT, b STRING)`
 format over each case of :data:`CASES` (its records, one a line, and ``'json.ignore-parse-errors'``)
 and records the rows of ``SELECT a, b`` and of ``SELECT a`` (the format given the projected type),
 or the job's error. Writes ``tests/connectors/json_arrays_flink.json``, which
-``tests/connectors/test_json_arrays.py`` compares StreamSQL with (the filesystem and Kafka
-sources). Run::
+``tests/connectors/test_json_arrays.py`` compares StreamSQL with (the same filesystem
+table). Run::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_json_arrays.py
 """
