@@ -589,6 +589,12 @@ def base64_text(col: pa.Array | pa.ChunkedArray) -> list:
     return [None if b is None else base64.b64encode(b).decode() for b in col.to_pylist()]
 
 
+class Rows(list):
+    """Several rows from one record (``parse`` of :func:`decode_records`): a JSON array's objects."""
+
+    __slots__ = ()
+
+
 def decode_records(
     decoder: Decoder,
     payloads,
@@ -603,14 +609,20 @@ def decode_records(
 
     A bad payload (one that raises any of :data:`~.convert.RECORD_FAULTS` — a RecordError, or
     nesting too deep, a value too large ...) is skipped and counted in ``decoder.skipped`` when
-    ``ignore_errors``, else raised as :class:`BadRecordError`.
+    ``ignore_errors``, else raised as :class:`BadRecordError`. A ``parse`` that returns
+    :class:`Rows` gives that many rows (none for an empty one), each positioned at the record.
     """
     rows, used = [], []
     for j in range(lo, hi):
         v = payloads[j]
         try:
-            rows.append(parse(v))
-            used.append(pos[j])
+            row = parse(v)
+            if isinstance(row, Rows):
+                rows.extend(row)
+                used.extend([pos[j]] * len(row))
+            else:
+                rows.append(row)
+                used.append(pos[j])
         except RECORD_FAULTS as e:  # the record's fault (RecordError and kin): skipped or named
             if not ignore_errors:
                 fault = record_fault(e)

@@ -45,6 +45,7 @@ from streamsql.connectors.formats.json import (
     read_schema,
     timestamp_standard_option,
 )
+from streamsql.connectors.formats.json_depth import check_depth, deep_recursion
 from streamsql.connectors.formats.json_encode import python_columns
 
 from streamsql.core.connector import flag_option
@@ -173,6 +174,14 @@ class DebeziumJsonDecoder(Decoder):
     # ---------------------------------------------------------------------------------- slow
 
     def _parse(self, v: bytes) -> dict:
+        """One record's envelope, as Flink's parser reads it.
+
+        Raises:
+            RecordError: a bad record; :class:`~.json_depth.TooDeep` for one nested deeper than
+                Jackson's limit (1000), which orjson reads up to 1024 deep
+                (``scripts/flink_debezium_nesting.py``).
+        """
+        check_depth(v)
         try:
             obj = orjson.loads(v)
         except orjson.JSONDecodeError:
@@ -181,7 +190,8 @@ class DebeziumJsonDecoder(Decoder):
             if not v.strip():
                 msg = "empty record"
                 raise RecordError(msg)
-            obj = loads_exact(v, reject_constants=False, raw_numbers=False)
+            with deep_recursion(v):
+                obj = loads_exact(v, reject_constants=False, raw_numbers=False)
         if self.schema_include:
             if not isinstance(obj, dict) or not isinstance(obj.get("payload"), dict):
                 msg = 'expected a {"schema", "payload"} envelope'

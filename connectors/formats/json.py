@@ -61,6 +61,7 @@ import pyarrow.json as pj
 from streamsql.connectors.formats.common import (
     ARROW_ERRORS,
     Decoder,
+    Rows,
     Where,
     bad_record,
     bool_option,
@@ -507,6 +508,24 @@ def line_matches(data: bytes, pattern: str) -> bool:
     return bool(pc.match_substring_regex(one, pattern)[0].as_py())
 
 
+def _array_objects(v: bytes) -> list[dict]:
+    """The objects of a record that is a JSON array: one row each, as Flink's JSON format.
+
+    Flink 2.3's ``JsonRowDataDeserializationSchema`` emits a row per element of a top-level array
+    (``[]``: none); an element that is not an object makes the whole record bad ("Illegal JSON
+    object data"), with ``'json.ignore-parse-errors'`` none of its rows is kept
+    (``scripts/flink_json_arrays.py``).
+
+    Raises:
+        RecordError: a record whose array holds another value.
+    """
+    objs = RecordParser._exact(v)  # noqa: SLF001  (numbers read exactly: an array is rare)
+    if not isinstance(objs, list) or not all(isinstance(o, dict) for o in objs):
+        msg = "Illegal JSON object data: an element of the record's array is not an object"
+        raise RecordError(msg)
+    return objs
+
+
 def _holds_repeated(v) -> bool:
     """True when ``v`` is or holds (at any depth) an object with a repeated field name."""
     todo = [v]
@@ -779,8 +798,13 @@ class JsonDecoder(Decoder):
         row = dict(zip(projected.names, replay_deep(v, projected, self.iso)))
         return tuple(row.get(name) for name in self.schema.names)
 
-    def _parse_row_within_limit(self, v: bytes) -> tuple:
-        obj = self.parser.parse(v)
+    def _parse_row_within_limit(self, v: bytes) -> tuple | Rows:
+        if v.lstrip()[:1] == b"[":
+            return Rows(self._row_of(obj) for obj in _array_objects(v))
+        return self._row_of(self.parser.parse(v))
+
+    def _row_of(self, obj: dict) -> tuple:
+        """The row of one parsed record object."""
         if self._full is None:
             return self.converter.convert(obj)
         if not _holds_repeated(obj):

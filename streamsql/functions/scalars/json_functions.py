@@ -35,7 +35,16 @@ from sqlglot import exp
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register
 from streamsql.functions.scalars import json_path, json_path_functions, json_values
-from streamsql.functions.scalars.registry import Arg, Call, fixed, scalar, sql_string, template, type_of
+from streamsql.functions.scalars.registry import (
+    Arg,
+    Call,
+    fixed,
+    python_call,
+    scalar,
+    sql_string,
+    template,
+    type_of,
+)
 
 S = "STRING"
 STRING = fixed("STRING")
@@ -177,12 +186,12 @@ def _row_function(label: str, row, kind: str) -> VectorFunction:
 
     def fn(docs: pa.ChunkedArray, paths: pa.ChunkedArray, configs: pa.ChunkedArray) -> pa.Array:
         cfg = json.loads(configs[0].as_py()) if len(configs) else {}
-        values = [None if d is None or p is None else row(d, p, cfg)
+        values = [None if d is None or p is None else json_path.deep_call(row, d, p, cfg)
                   for d, p in zip(docs.to_pylist(), paths.to_pylist())]
         try:
             return pa.array(values, arrow)
         except UnicodeEncodeError:  # a lone surrogate (a JSON "\ud83d" escape): '?' as Java's UTF-8
-            return pa.array([_java_utf8(v) for v in values], arrow)
+            return pa.array([json_path.java_utf8(v) for v in values], arrow)
 
     return register(VectorFunction(f"__streamsql_{label.lower()}_{kind.lower()}", label, fn,
                                    ("VARCHAR", "VARCHAR", "VARCHAR"), duck, shown=_doc_and_path))
@@ -191,16 +200,6 @@ def _row_function(label: str, row, kind: str) -> VectorFunction:
 def _doc_and_path(values: list) -> list:
     """A failing row as the user wrote the call: the document and the path, not the clauses' JSON."""
     return values[:2]
-
-
-def _java_utf8(value):
-    r"""``value`` (a string, a list of them, or another scalar) with each lone surrogate as ``?``.
-
-    As Java writes a String to UTF-8 (Flink 2.3: ``JSON_VALUE('{"a":"\ud83d"}', '$.a')`` is ``?``).
-    """
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8")
-    return [_java_utf8(v) for v in value] if isinstance(value, list) else value
 
 
 def _call_row(fns: dict[str, VectorFunction], c: Call, result: SqlType) -> exp.Expression:
@@ -502,16 +501,33 @@ def json_array(c: Call) -> exp.Expression:
     return _made(f"'[' || {body} || ']'")
 
 
-_KINDS = {None: None, "VALUE": None, "OBJECT": "= 'OBJECT'", "ARRAY": "= 'ARRAY'",
-          "SCALAR": "NOT IN ('OBJECT', 'ARRAY')"}
+#: ``IS JSON`` kinds: whether a parsed document is one (Flink's ``SqlJsonUtils.isJsonObject`` ...).
+_KINDS = {"VALUE": lambda v: True, "OBJECT": lambda v: isinstance(v, dict),
+          "ARRAY": lambda v: isinstance(v, list), "SCALAR": lambda v: not isinstance(v, (dict, list))}
+
+
+def _is_json_array(kind: str, texts: pa.ChunkedArray) -> pa.Array:
+    """``IS JSON <kind>`` over a batch of texts: false for NULL or text Jackson does not read."""
+    test = _KINDS[kind]
+    out = []
+    for t in texts.to_pylist():
+        try:
+            out.append(t is not None and test(json_path.parse_document(t)))
+        except json_path.JsonError:
+            out.append(False)
+    return pa.array(out, pa.bool_())
+
+
+_IS_JSON = {kind: python_call(f"IS_JSON_{kind}", lambda t, k=kind: _is_json_array(k, t), ("VARCHAR",),
+                              "BOOLEAN")
+            for kind in _KINDS}
 
 
 def is_json(value: exp.Expression, kind: str | None) -> exp.Expression:
-    """``value IS JSON [VALUE | OBJECT | ARRAY | SCALAR]``: false for NULL or text that is not JSON."""
-    test = _KINDS[kind.upper() if kind else None]
-    text = f"({value.sql(dialect='duckdb')})"
-    if not test:
-        return _sql(f"coalesce(json_valid({text}), false)")
-    # a CASE, not AND: DuckDB evaluates both sides of an AND, and json_type of text that is not
-    # JSON fails the job (`'not json' IS JSON ARRAY` is false in Flink)
-    return _sql(f"coalesce(CASE WHEN json_valid({text}) THEN json_type({text}) {test} ELSE false END, false)")
+    """``value IS JSON [VALUE | OBJECT | ARRAY | SCALAR]``: false for NULL or text that is not JSON.
+
+    Text is JSON when Jackson reads a first value from it, as Flink's ``SqlJsonUtils.isJsonValue``
+    (:func:`.json_path.parse_document`: ``[1]x`` and ``1 x`` are JSON, ``[1,]``, ``NaN``, ``01``
+    and documents deeper than 1000 are not), row by row; DuckDB's ``json_valid`` is another grammar.
+    """
+    return _IS_JSON[(kind or "VALUE").upper()](Call("IS JSON", [Arg(value, SqlType("STRING"))], value))

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import unicodedata
 from decimal import Decimal
 from typing import NamedTuple
 
@@ -85,10 +86,18 @@ def _depth(text: str, start: int) -> int:
     return deepest
 
 
-def _decode(text: str, start: int):
-    """``raw_decode`` with Jackson's nesting limit: Python's own recursion limit is not it."""
+def decode_nested(decoder: json.JSONDecoder, text: str, start: int):
+    """``decoder.raw_decode(text, start)`` with Jackson's nesting limit (Python's recursion limit is not it).
+
+    Returns:
+        ``(value, end)`` as ``raw_decode``; a document up to :data:`MAX_DEPTH` deep is read.
+
+    Raises:
+        JsonError: a document nested deeper (Jackson's message).
+        json.JSONDecodeError: text that is not JSON.
+    """
     try:
-        return _DECODER.raw_decode(text, start)
+        return decoder.raw_decode(text, start)
     except RecursionError:
         pass
     depth = _depth(text, start)
@@ -98,13 +107,48 @@ def _decode(text: str, start: int):
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(limit + 2 * MAX_DEPTH)  # the scanner recurses once per level
     try:
-        return _DECODER.raw_decode(text, start)
+        return decoder.raw_decode(text, start)
     finally:
         sys.setrecursionlimit(limit)
 
 
+def java_utf8(value):
+    r"""``value`` (a string, a list of them, or another scalar) with each lone surrogate as ``?``.
+
+    As Java writes a String to UTF-8 (Flink 2.3: ``JSON_VALUE('{"a":"\ud83d"}', '$.a')`` is ``?``).
+    """
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    return [java_utf8(v) for v in value] if isinstance(value, list) else value
+
+
+def deep_call(fn, *args):
+    """``fn(*args)`` over a document nested up to :data:`MAX_DEPTH` deep, as Jackson reads it.
+
+    Python's recursion limit, which the walks over a parsed value meet first (two or three frames a
+    level: :func:`java_text`, a VARIANT's writer), is raised for a call that meets it, which then
+    runs again (``fn`` must have no side effect).
+    """
+    try:
+        return fn(*args)
+    except RecursionError:
+        pass
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + 4 * MAX_DEPTH)
+    try:
+        return fn(*args)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _decode(text: str, start: int):
+    return decode_nested(_DECODER, text, start)
+
+
 def parse_document(text: str):
     """The first JSON value of ``text``, as Jackson reads it (what follows it is not read).
+
+    A root number or literal followed by other text fails, as :func:`check_root_end`.
 
     Raises:
         JsonError: text that does not start with a JSON value.
@@ -118,10 +162,35 @@ def parse_document(text: str):
     except json.JSONDecodeError as e:
         msg = f"Unexpected character: {e.msg}"
         raise JsonError(msg) from None
-    if isinstance(value, int) and not isinstance(value, bool) and end < len(text) and text[end].isdigit():
-        msg = "Invalid numeric value: Leading zeroes not allowed"  # "01": Python reads 0
-        raise JsonError(msg)
+    check_root_end(text, start, end)
     return value
+
+
+#: The characters Jackson accepts after a number at the root (``_verifyRootSpace``).
+_ROOT_SPACE = ("", " ", "\t", "\r", "\n")
+#: Java's ``Character.isJavaIdentifierPart`` by Unicode category (and its identifier-ignorable controls).
+_IDENTIFIER_PART = frozenset(("Lu", "Ll", "Lt", "Lm", "Lo", "Sc", "Pc", "Nd", "Nl", "Mc", "Mn", "Cf"))
+
+
+def check_root_end(text: str, start: int, end: int) -> None:
+    """Refuse what Jackson's parser refuses right after a scalar at the root (Python's stops before it).
+
+    A number must end the text or be followed by a space, tab, CR or LF (``01``, ``1.``, ``1e``,
+    ``1x`` and ``1,2`` fail, ``1 2`` is ``1``); ``true``, ``false`` and ``null`` must not be
+    followed by a character of a Java identifier (``truex`` fails, ``true,`` is ``true``), as
+    Jackson's ``_matchToken``. Nothing is checked after a string, an array or an object.
+
+    Raises:
+        JsonError: Jackson's reason.
+    """
+    first, after = text[start], text[end:end + 1]
+    if (first == "-" or first.isdigit()) and after not in _ROOT_SPACE:
+        msg = f"Unexpected character ('{after}'): Expected space separating root-level values"
+        raise JsonError(msg)
+    if first in "tfn" and after and after >= "0" and after not in "]}" and (
+            unicodedata.category(after) in _IDENTIFIER_PART or "\x7f" <= after <= "\x9f"):
+        msg = f"Unrecognized token '{text[start:end]}{after}'"
+        raise JsonError(msg)
 
 
 _NOT_FOUND = object()

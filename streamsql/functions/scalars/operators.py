@@ -29,7 +29,7 @@ DATE +/- INTERVAL            a DATE, as Flink: moved by whole days of a day-time
                              truncated (DuckDB's result is a TIMESTAMP)
 INTERVAL '...' DAY TO SECOND one unit (months or microseconds) read at planning (:mod:`.intervals`;
                              DuckDB parses no field range)
-x IS [NOT] JSON [kind]       ``json_valid`` / ``json_type`` (false for NULL, as Flink)
+x IS [NOT] JSON [kind]       Jackson's reading, row by row (``json_functions.is_json``; NULL: false)
 x SIMILAR TO 'pattern'       ``regexp_full_match`` of the pattern as Flink reads it (``%`` any text,
                              ``_`` and ``.`` one character, ``$`` and backslash literal; DuckDB
                              reads it as a POSIX regular expression); another pattern, or ESCAPE:

@@ -14,7 +14,10 @@ equality need nothing of their own:
 
 Duplicate keys fail PARSE_JSON (``VARIANT_DUPLICATE_KEY``) unless ``allow_duplicate_keys`` is TRUE,
 then the last value is kept, as Flink. Only the first JSON value of the text is read (Jackson's
-parser: ``1 2`` is ``1``). TRY_PARSE_JSON gives NULL where PARSE_JSON fails the job.
+parser: ``1 2`` is ``1``), but a root number must be followed by whitespace or the end and a root
+literal by no identifier character (``01``, ``1.``, ``1x``, ``truex`` fail, as Jackson's root checks);
+documents up to 1000 levels deep are read, deeper fail (Jackson's nesting limit); a lone surrogate
+in a string is ``?`` (Java's UTF-8 encoder). TRY_PARSE_JSON gives NULL where PARSE_JSON fails the job.
 
 Access is 1-based for arrays (an index out of range, 0 or below, is NULL), by exact key for objects
 (a missing key is NULL); a key on a value that is not an object, or an index on one that is not an
@@ -40,7 +43,16 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import ResultError
-from streamsql.functions.scalars.json_path import _string, _utf16_key, java_double
+from streamsql.functions.scalars.json_errors import JsonError
+from streamsql.functions.scalars.json_path import (
+    _string,
+    _utf16_key,
+    check_root_end,
+    decode_nested,
+    deep_call,
+    java_double,
+    java_utf8,
+)
 from streamsql.functions.scalars.operand_types import CONSTANT_VARIANT, calcite_type
 from streamsql.functions.scalars.registry import Arg, Call, python_call, scalar
 
@@ -140,14 +152,16 @@ def parse(text: str, allow_duplicate_keys: bool = False) -> str:
         if start == len(text):
             msg = "Unexpected null token"
             raise VariantError(msg)
-        value, _ = _DECODERS[allow_duplicate_keys].raw_decode(text, start)
+        value, end = decode_nested(_DECODERS[allow_duplicate_keys], text, start)
+        check_root_end(text, start, end)
     except _Duplicate:
         msg = f"Failed to parse json string: {text} (VARIANT_DUPLICATE_KEY)"
         raise VariantError(msg) from None
-    except (json.JSONDecodeError, VariantError, RecursionError) as e:
+    except (json.JSONDecodeError, VariantError, JsonError) as e:
         msg = f"Failed to parse json string: {text} ({getattr(e, 'msg', e)})"
         raise VariantError(msg) from None
-    return write(value)
+    out = deep_call(write, value)
+    return java_utf8(out) if "\\u" in text else out  # a lone surrogate comes only from an escape
 
 
 def element(text: str, key: str | int):
@@ -159,18 +173,18 @@ def element(text: str, key: str | int):
         VariantError: a key on a value that is not an object, an index on one that is not an array
             (Flink's messages).
     """
-    value = _RAW.decode(text)
+    value = deep_call(_RAW.decode, text)
     if isinstance(key, str):
         if not isinstance(value, dict):
             msg = ("String key access on variant requires an object variant, but a non-object variant was "
                    "provided.")
             raise VariantError(msg)
-        return write(value[key]) if key in value else None
+        return deep_call(write, value[key]) if key in value else None
     if not isinstance(value, list):
         msg = ("Integer index access on variant requires an array variant, but a non-array variant was "
                "provided.")
         raise VariantError(msg)
-    return write(value[key - 1]) if 1 <= key <= len(value) else None
+    return deep_call(write, value[key - 1]) if 1 <= key <= len(value) else None
 
 
 def _parse_array(strings: pa.ChunkedArray, flags: pa.ChunkedArray | None, tolerant: bool) -> pa.Array:
