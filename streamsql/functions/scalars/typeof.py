@@ -207,7 +207,7 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         flink_type(n.expression, bind)
         bind(n)  # refuses what the binder refuses (values that do not compare)
         return first.with_nullable(True)
-    if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and flink_type(n.this, bind).name == "VARIANT":
+    if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and _is_variant(n.this, bind):
         bind(n)  # refuses a key of another type
         return SqlType("VARIANT")  # a missing member or element is NULL
     if isinstance(n, exp.Func) and calls.name_of(n) in _VARIANT_PARSERS:
@@ -327,6 +327,16 @@ def _operator_type(n: exp.Binary, bind: Callable[[exp.Expression], exp.Expressio
     if not (left.is_numeric and right.is_numeric):  # e.g. a timestamp plus an interval
         raise FunctionError(_NOT_CERTAIN + "arithmetic over other than numbers is not", n)
     return _inferred(n, bind).with_nullable(nullable)  # the binder types numbers as Flink does
+
+
+def _is_variant(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression]) -> bool:
+    """Whether the binder types ``n`` a VARIANT.
+
+    Not by ``flink_type``: a container such as ``ARRAY[..]`` has no certain TYPEOF of its own, while
+    its element may (``TYPEOF(ARRAY['a', 'b'][1])`` is refused at the element, not the array).
+    """
+    t = type_of(bind(n))
+    return t is not None and t.name == "VARIANT"
 
 
 def _inferred(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
