@@ -24,6 +24,8 @@ OUT = ROOT / "tests" / "functions" / "bitmap_flink.json"
 sys.path.insert(0, str(ROOT / "scripts"))
 from flink_compat import Capture, _error_text  # noqa: E402  (the JVM's stdout; Flink's own message)
 
+from tests.functions.bitmap_oracle import TSRC_ROWS, collected_text  # noqa: E402  (flink_compat's path)
+
 # Bitmaps computed in a projection: Flink 2.3 fails on BITMAP_BUILD inside VALUES rows (``VALUES_B``).
 B = ("CREATE TEMPORARY VIEW b AS SELECT k, BITMAP_BUILD(a) AS x, BITMAP_BUILD(c) AS y FROM (VALUES "
      "(1, ARRAY[1, 2, 3], ARRAY[2, 3, 4]), "
@@ -42,12 +44,6 @@ U = ("CREATE TEMPORARY VIEW u AS SELECT s, BITMAP_BUILD_AGG(i) AS bm FROM (VALUE
      "('C', 's', CAST(NULL AS INT))) AS v(g, s, i) GROUP BY g, s")
 T = ("CREATE TABLE tsrc (k STRING, i INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ("
      "'connector' = 'filesystem', 'path' = '${DIR}/tsrc.json', 'format' = 'json')")
-TSRC_ROWS = ['{"k": "a", "i": 1, "ts": "2024-01-01 00:00:01"}',
-             '{"k": "a", "i": 2, "ts": "2024-01-01 00:00:02"}',
-             '{"k": "b", "i": 3, "ts": "2024-01-01 00:00:03"}',
-             '{"k": "a", "i": 2, "ts": "2024-01-01 00:00:11"}',
-             '{"k": "a", "i": -5, "ts": "2024-01-01 00:00:12"}']
-
 AGGS = ("BITMAP_BUILD_AGG", "BITMAP_BUILD_CARDINALITY_AGG")
 BM_AGGS = ("BITMAP_AND_AGG", "BITMAP_AND_CARDINALITY_AGG", "BITMAP_OR_AGG", "BITMAP_OR_CARDINALITY_AGG",
            "BITMAP_XOR_AGG", "BITMAP_XOR_CARDINALITY_AGG")
@@ -215,17 +211,6 @@ SCRIPTS: dict[str, list[str]] = {
 }
 
 
-def _text(v: object) -> str | None:
-    """A collected value as text: bytes as ``x'..'`` lowercase hex, NULL as None."""
-    if v is None:
-        return None
-    if isinstance(v, (bytes, bytearray)):
-        return f"x'{bytes(v).hex()}'"
-    if isinstance(v, list):
-        return "[" + ", ".join("NULL" if e is None else str(e) for e in v) + "]"
-    return str(v)
-
-
 def _run(tenv_factory, statements: list[str], folder: Path, capture: Capture) -> list[dict]:
     """Each statement's answer (columns and rows, print lines, files, or Flink's error)."""
     tenv = tenv_factory()
@@ -249,7 +234,7 @@ def _run(tenv_factory, statements: list[str], folder: Path, capture: Capture) ->
                 continue
             columns = list(result.get_table_schema().get_field_names())
             with result.collect() as rows:
-                got = [[str(row.get_row_kind())] + [_text(v) for v in row] for row in rows]
+                got = [[str(row.get_row_kind())] + [collected_text(v) for v in row] for row in rows]
             out.append({"sql": st, "columns": columns, "rows": got})
         except Exception as e:  # noqa: BLE001 - Flink's error is the answer
             out.append({"sql": st, "error": _error(e)})

@@ -14,8 +14,12 @@ compares StreamSQL with. Run::
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from flink_json_lines import lines_table, rows_or_error, streaming_tenv  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "connectors" / "debezium_nesting_flink.json"
 #: The records' nesting depths (the record's object is 1, its "after" 2).
@@ -28,43 +32,21 @@ def record(k: int, depth: int) -> str:
     return '{"before":null,"after":{"k":%d,"d":%s},"op":"c"}' % (k, deep)
 
 
-def _error(e: Exception) -> str:
-    """The last ``Caused by`` line of a Java exception (Flink's own reason)."""
-    causes = [ln for ln in str(e).splitlines() if ln.startswith("Caused by: ")]
-    return (causes[-1] if causes else str(e).splitlines()[0])[:300]
-
-
 def main() -> None:
     """Run the cases; write :data:`OUT` (per case: depth(s), ignore, and the rows or the error)."""
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
     root = Path(tempfile.mkdtemp(prefix="flink-debezium-nesting-"))
-    tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    tenv.get_config().set("parallelism.default", "1")
-
-    def run(name: str, path: Path, ignore: bool):
-        tenv.execute_sql(f"CREATE TABLE {name} (k INT) WITH ('connector' = 'filesystem', 'path' = '{path}', "
-                         f"'format' = 'debezium-json', 'debezium-json.ignore-parse-errors' = "
-                         f"'{str(ignore).lower()}')")
-        try:
-            with tenv.execute_sql(f"SELECT k FROM {name}").collect() as rows:
-                return sorted(f"{r.get_row_kind()}{list(r)}" for r in rows)
-        except Exception as e:  # noqa: BLE001  (PyFlink's wrappers and Py4JJavaError)
-            return {"error": _error(e)}
-
+    tenv = streaming_tenv()
     cases = []
-    for depth in DEPTHS:
-        folder = root / f"d{depth}"
-        folder.mkdir()
-        (folder / "r.json").write_text(record(depth, depth) + "\n")
-        cases.append({"depths": [depth], "ignore": False, "result": run(f"t{depth}", folder, False)})
+
+    def run(name: str, depths: list[int], lines: list[str], ignore: bool) -> None:
+        lines_table(tenv, name, "k INT", root / name, lines, "debezium-json", ignore)
+        result = rows_or_error(tenv, f"SELECT k FROM {name}", lambda r: f"{r.get_row_kind()}{list(r)}")
+        cases.append({"depths": depths, "ignore": ignore, "result": result})
         print(cases[-1], flush=True)
-    folder = root / "all"
-    folder.mkdir()
-    lines = [record(0, 0), *(record(d, d) for d in DEPTHS), record(9, 0)]
-    (folder / "r.json").write_text("\n".join(lines) + "\n")
-    cases.append({"depths": [0, *DEPTHS, 9], "ignore": True, "result": run("tall", folder, True)})
-    print(cases[-1], flush=True)
+
+    for depth in DEPTHS:
+        run(f"t{depth}", [depth], [record(depth, depth)], False)
+    run("tall", [0, *DEPTHS, 9], [record(0, 0), *(record(d, d) for d in DEPTHS), record(9, 0)], True)
     OUT.write_text(json.dumps({"flink": "2.3", "cases": cases}, indent=1) + "\n", encoding="utf-8")
 
 

@@ -13,8 +13,12 @@ table). Run::
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from flink_json_lines import lines_table, rows_or_error, streaming_tenv  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "connectors" / "json_arrays_flink.json"
 #: name: (the records, ignore-parse-errors)
@@ -30,31 +34,15 @@ CASES = {
 QUERIES = {"all": "SELECT a, b FROM {t}", "projected": "SELECT a FROM {t}"}
 
 
-def _error(e: Exception) -> str:
-    """The last ``Caused by`` line of a Java exception (Flink's own reason)."""
-    causes = [ln for ln in str(e).splitlines() if ln.startswith("Caused by: ")]
-    return (causes[-1] if causes else str(e).splitlines()[0])[:300]
-
-
 def main() -> None:
     """Run :data:`CASES` under :data:`QUERIES`; write :data:`OUT`."""
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
-    tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    tenv.get_config().set("parallelism.default", "1")
+    tenv = streaming_tenv()
     out = {}
     for name, (lines, ignore) in CASES.items():
         folder = Path(tempfile.mkdtemp(prefix="flink-json-arrays-"))
-        (folder / "r.json").write_text("\n".join(lines) + "\n")
-        tenv.execute_sql(f"CREATE TABLE t_{name} (a INT, b STRING) WITH ('connector' = 'filesystem', "
-                         f"'path' = '{folder}', 'format' = 'json', "
-                         f"'json.ignore-parse-errors' = '{str(ignore).lower()}')")
+        lines_table(tenv, f"t_{name}", "a INT, b STRING", folder, lines, "json", ignore)
         for q, query in QUERIES.items():
-            try:
-                with tenv.execute_sql(query.format(t=f"t_{name}")).collect() as rows:
-                    result = sorted(json.dumps(list(r)) for r in rows)
-            except Exception as e:  # noqa: BLE001  (PyFlink's wrappers and Py4JJavaError)
-                result = {"error": _error(e)}
+            result = rows_or_error(tenv, query.format(t=f"t_{name}"), lambda r: json.dumps(list(r)))
             out[f"{name}-{q}"] = {"lines": lines, "ignore": ignore, "query": query, "result": result}
             print(name, q, result, flush=True)
     OUT.write_text(json.dumps({"flink": "2.3", "cases": out}, indent=1) + "\n", encoding="utf-8")

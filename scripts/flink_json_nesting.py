@@ -15,8 +15,12 @@ holds what it printed. Run::
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from flink_json_lines import lines_table, rows_or_error, streaming_tenv  # noqa: E402
 
 #: The nested arrays inside ``s`` (the document's depth is one more: its object).
 DEPTHS = (998, 999, 1000, 5000)
@@ -28,45 +32,20 @@ def record(a: int, k: int) -> str:
     return json.dumps({"a": a, "s": "x"}) if k == 0 else '{"a":%d,"s":%s}' % (a, "[" * k + "]" * k)
 
 
-def _error(e: Exception) -> str:
-    """The last ``Caused by`` line of a Java exception (Flink's own reason)."""
-    causes = [ln for ln in str(e).splitlines() if ln.startswith("Caused by: ")]
-    return (causes[-1] if causes else str(e).splitlines()[0])[:300]
-
-
 def main() -> None:
     """Print one JSON line per case: depth, query, ignore, and Flink's rows or error."""
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
     root = Path(tempfile.mkdtemp(prefix="flink-json-nesting-"))
-    tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    tenv.get_config().set("parallelism.default", "1")
+    tenv = streaming_tenv()
 
-    def run(name: str, path: Path, ignore: bool, query: str):
-        tenv.execute_sql(f"DROP TABLE IF EXISTS {name}")
-        tenv.execute_sql(f"CREATE TABLE {name} (a INT, s STRING) WITH ('connector' = 'filesystem', "
-                         f"'path' = '{path}', 'format' = 'json', "
-                         f"'json.ignore-parse-errors' = '{str(ignore).lower()}')")
-        try:
-            with tenv.execute_sql(query.replace(" t", f" {name}")).collect() as rows:
-                return sorted(list(r) for r in rows)
-        except Exception as e:
-            return {"error": _error(e)}
+    def run(name: str, k: int | list[int], lines: list[str], ignore: bool) -> None:
+        lines_table(tenv, name, "a INT, s STRING", root / name, lines, "json", ignore)
+        for what, query in QUERIES.items():
+            out = rows_or_error(tenv, query.replace(" t", f" {name}"))
+            print(json.dumps({"k": k, "query": what, "ignore": ignore, "result": out}), flush=True)
 
     for k in DEPTHS:
-        folder = root / f"k{k}"
-        folder.mkdir()
-        (folder / "r.json").write_text(record(1, k) + "\n")
-        for what, query in QUERIES.items():
-            out = run(f"t{k}", folder, False, query)
-            print(json.dumps({"k": k, "query": what, "ignore": False, "result": out}), flush=True)
-    folder = root / "all"
-    folder.mkdir()
-    lines = [record(0, 0), *(record(k, k) for k in DEPTHS), record(9, 0)]
-    (folder / "r.json").write_text("\n".join(lines) + "\n")
-    for what, query in QUERIES.items():
-        out = run("tall", folder, True, query)
-        print(json.dumps({"k": list(DEPTHS), "query": what, "ignore": True, "result": out}), flush=True)
+        run(f"t{k}", k, [record(1, k)], False)
+    run("tall", list(DEPTHS), [record(0, 0), *(record(k, k) for k in DEPTHS), record(9, 0)], True)
 
 
 if __name__ == "__main__":

@@ -1,14 +1,12 @@
 """Jackson's nesting limit for the JSON formats: a record nested deeper than 1000 is a bad record.
 
-Flink 2.3's JSON formats parse with Jackson 2, whose ``StreamReadConstraints`` refuse a document
-nested deeper than ``getMaxNestingDepth()`` = 1000 (the record's own object is depth 1): the token
-that opens level 1001 throws ``StreamConstraintsException: Document nesting depth (1001) exceeds
-the maximum allowed (1000 ...)``. Every token of a record is read, also those of a field no
-column reads (``skipToNextField`` walks them), so the record is bad whether or not the query
-reads the deep field; with ``'json.ignore-parse-errors'`` it is dropped, except where a column's
-converter itself walks into the deep value: that column is NULL and the row converter goes on
-from where the parser stands (:mod:`.json_stream`). Recorded from Flink 2.3: compat cases
-``kafka_json_deep_nesting_*`` and ``scripts/flink_json_nesting.py`` (filesystem source).
+The limit and its checks are :mod:`streamsql.core.json_nesting`'s (shared with the JSON functions).
+Every token of a record is read, also those of a field no column reads (Jackson's
+``skipToNextField`` walks them), so the record is bad whether or not the query reads the deep
+field; with ``'json.ignore-parse-errors'`` it is dropped, except where a column's converter itself
+walks into the deep value: that column is NULL and the row converter goes on from where the parser
+stands (:mod:`.json_stream`). Recorded from Flink 2.3: compat cases ``kafka_json_deep_nesting_*``
+and ``scripts/flink_json_nesting.py`` (filesystem source).
 
 Arrow's and msgspec's readers take deeper documents (or fail with Python's own recursion limit,
 which is not Jackson's), so the fast paths leave a batch holding such a record to the per-record
@@ -20,48 +18,22 @@ from __future__ import annotations
 import contextlib
 import json as _json
 import re
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 from streamsql.connectors.formats.convert import JsonNumber, RecordError, json_int
 
-#: Jackson's ``StreamReadConstraints.DEFAULT_MAX_DEPTH`` (Flink 2.3's shaded Jackson 2).
-MAX_DEPTH = 1000
+from streamsql.core.json_nesting import MAX_DEPTH, TOO_DEEP, exceeds, opens, recursion_room
 
-# A string (escapes kept inside it; an unterminated one to the end) or one structural byte.
-_LEXEME = re.compile(rb'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
 # The tokens of the tokenizer: strings, structure, ':' and ',', and any other scalar text.
 _TOKEN = re.compile(rb'\s*(?:("(?:[^"\\]|\\.)*")|([\[\]{}:,])|([^\s\[\]{}:,"]+))', re.DOTALL)
 
 
 class TooDeep(RecordError):
-    """A record nested deeper than :data:`MAX_DEPTH`; the message is Jackson's reason."""
+    """A record nested deeper than :data:`~streamsql.core.json_nesting.MAX_DEPTH`; Jackson's reason."""
 
-    def __init__(self, depth: int):
-        super().__init__(f"Document nesting depth ({depth}) exceeds the maximum allowed ({MAX_DEPTH})")
-
-
-def nesting_depth(v: bytes) -> int:
-    """The deepest nesting of the first JSON value of ``v`` (its own object or array is 1).
-
-    Brackets inside strings do not count; the scan ends with the first value. Iterative: any depth.
-    """
-    depth = deepest = 0
-    for m in _LEXEME.finditer(v):
-        c = m.group()[:1]
-        if c in (b"[", b"{"):
-            depth += 1
-            deepest = max(deepest, depth)
-        elif c in (b"]", b"}"):
-            depth -= 1
-            if depth <= 0:
-                break
-    return deepest
-
-
-def _opens(v: bytes) -> int:
-    return v.count(b"[") + v.count(b"{")
+    def __init__(self):
+        super().__init__(TOO_DEEP)
 
 
 def too_deep(data: bytes, payloads: list[bytes]) -> bool:
@@ -74,17 +46,15 @@ def too_deep(data: bytes, payloads: list[bytes]) -> bool:
     with a longer payload counts brackets: fewer than ``len(payloads) + MAX_DEPTH`` (every record
     of a fast batch, an object, opens one) is none, else its long payloads are scanned.
     """
-    if max(map(len, payloads), default=0) <= 2 * MAX_DEPTH + 1 or _opens(data) < len(payloads) + MAX_DEPTH:
+    if max(map(len, payloads), default=0) <= 2 * MAX_DEPTH + 1 or opens(data) < len(payloads) + MAX_DEPTH:
         return False
-    return any(_opens(p) > MAX_DEPTH and nesting_depth(p) > MAX_DEPTH for p in payloads)
+    return any(exceeds(p) for p in payloads)
 
 
 def check_depth(v: bytes) -> None:
     """Raise :class:`TooDeep` for a record Jackson refuses (a cheap count first)."""
-    if _opens(v) > MAX_DEPTH:
-        depth = nesting_depth(v)
-        if depth > MAX_DEPTH:
-            raise TooDeep(MAX_DEPTH + 1)  # Jackson stops at the first level past the limit
+    if exceeds(v):
+        raise TooDeep
 
 
 @contextlib.contextmanager
@@ -93,17 +63,13 @@ def deep_recursion(v: bytes) -> Iterator[None]:
 
     The stdlib's parser and the converters recurse once or twice per level, and Python's default
     limit (1000 frames) is not Jackson's: a record Flink reads (depth 1000) must not fail for it.
-    Only for a record with many brackets; the limit is restored on leaving.
+    Only for a record with many brackets (:func:`~streamsql.core.json_nesting.recursion_room`).
     """
-    if _opens(v) <= MAX_DEPTH // 4:
+    if opens(v) <= MAX_DEPTH // 4:
         yield
         return
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(limit + 4 * MAX_DEPTH)
-    try:
+    with recursion_room(4):
         yield
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 def _scalar(text: bytes) -> Any:

@@ -21,8 +21,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from streamsql.connectors.formats.convert import RECORD_FAULTS, Dropped, Misaligned, json_text, make_converter
-from streamsql.connectors.formats.json_depth import MAX_DEPTH, TooDeep, deep_tokens
+from streamsql.connectors.formats.json_depth import TooDeep, deep_tokens
 
+from streamsql.core.json_nesting import MAX_DEPTH
 from streamsql.core.types import Schema, SqlType
 
 __all__ = ["Dropped", "Misaligned", "replay", "replay_deep"]
@@ -92,7 +93,7 @@ class _Cursor:
             self.depth += 1
             if self.depth > MAX_DEPTH:
                 self._phantom_next = self.toks[self.i - 1][0] == "F"
-                raise TooDeep(self.depth)
+                raise TooDeep  # at the first level past the limit, as Jackson
         elif tok is not None and tok[0] in ("}", "]"):
             self.depth -= 1
         return tok

@@ -14,22 +14,14 @@ from __future__ import annotations
 import uuid
 
 import orjson
-from confluent_kafka import Consumer, KafkaError, Producer
 from pyroaring import BitMap
 
-from streamsql import StreamEnvironment
 from streamsql.core import bitmap
-from tests.e2e.test_embedding_api import until
+from tests.e2e.savepoint_resume import stop_then_resume
+from tests.integration.test_kafka_connectors import read_all
 
 ROWS = [{"k": f"k{n % 3}", "g": f"g{n % 5}", "i": (n * 7) % 23 - 5} for n in range(60)]
 CUT = 25
-
-
-def _env(tmp_path, **settings) -> StreamEnvironment:
-    return StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "checkpoints"),
-                              "state.dir": str(tmp_path / "state"),
-                              "pipeline.name": f"bitmap-savepoint-{uuid.uuid4().hex[:6]}",
-                              "execution.checkpointing.interval": "100 ms", **settings})
 
 
 def _ddl(env, bootstrap: str, src: str, out: str, bounded: bool) -> None:
@@ -69,46 +61,20 @@ def _oracle() -> dict:
 
 def test_bitmap_group_by_stopped_with_a_savepoint_and_resumed(kafka_bootstrap, kafka_topic_factory, tmp_path):
     src, out = kafka_topic_factory("bitmap33_sp_src", 1), kafka_topic_factory("bitmap33_sp_out", 1)
-    producer = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
-    for r in ROWS[:CUT]:
-        producer.produce(src, orjson.dumps(r))
-    producer.flush(30)
-    with _env(tmp_path) as env:
-        _ddl(env, kafka_bootstrap, src, out, bounded=False)
-        job = env.execute_sql(INSERT).job
-        until(lambda: job.metrics.get("rows_in", 0) >= CUT, timeout=60)
-        until(lambda: job.last_checkpoint.get("checkpoint_id", 0) >= 1, timeout=60)
-        (path,) = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0]
-    assert _latest(kafka_bootstrap, out), "the first job wrote its results"
-    for r in ROWS[CUT:]:
-        producer.produce(src, orjson.dumps(r))
-    producer.flush(30)
-    with _env(tmp_path, **{"execution.savepoint.path": path}) as env:
-        _ddl(env, kafka_bootstrap, src, out, bounded=True)
-        again = env.execute_sql(INSERT).job
-        until(lambda: again.done, timeout=120)
-        assert again.runner.restored_from is not None
+    name = f"bitmap-savepoint-{uuid.uuid4().hex[:6]}"
+    first = stop_then_resume(kafka_bootstrap, src, ROWS, CUT, tmp_path, name,
+                             lambda env, bounded: _ddl(env, kafka_bootstrap, src, out, bounded), INSERT,
+                             after_stop=lambda: _latest(kafka_bootstrap, out))
+    assert first, "the first job wrote its results"
     assert _latest(kafka_bootstrap, out) == _oracle()
 
 
 def _latest(bootstrap: str, topic: str) -> dict:
     """The last committed value per key of an upsert topic (a tombstone removes the key)."""
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bitmap33-{uuid.uuid4().hex}",
-                  "auto.offset.reset": "earliest", "enable.partition.eof": True,
-                  "isolation.level": "read_committed"})
-    c.subscribe([topic])
     latest: dict = {}
-    while True:
-        m = c.poll(10)
-        if m is None:
-            break
-        if m.error():
-            assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
-            break
-        key = orjson.loads(m.key())["k"]
-        if m.value() is None:
-            latest.pop(key, None)
+    for _, _, key, value in read_all(bootstrap, topic):
+        if value is None:
+            latest.pop(orjson.loads(key)["k"], None)
         else:
-            latest[key] = orjson.loads(m.value())
-    c.close()
+            latest[orjson.loads(key)["k"]] = orjson.loads(value)
     return latest

@@ -10,25 +10,17 @@ committed output together must be Flink's matches: none lost, none twice.
 from __future__ import annotations
 
 import json
-import uuid
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
 import orjson
-from confluent_kafka import Consumer, KafkaError, Producer
 
-from streamsql import StreamEnvironment
-from tests.e2e.test_embedding_api import until
+from tests.e2e.savepoint_resume import stop_then_resume
+from tests.integration.test_kafka_connectors import read_all
 
 CASE = Path(__file__).resolve().parents[1] / "compat" / "cases" / "match_greedy_overlap"
 CUT = 9  # rows in the topic when the first job stops (a match is open at row 9)
-
-
-def _env(tmp_path, **settings) -> StreamEnvironment:
-    return StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "checkpoints"),
-                              "state.dir": str(tmp_path / "state"), "pipeline.name": "mr-savepoint",
-                              "execution.checkpointing.interval": "100 ms", **settings})
 
 
 def _ddl(env, bootstrap: str, src: str, out: str, bounded: bool) -> None:
@@ -47,47 +39,16 @@ def test_savepoint_mid_match_then_resume_gives_flinks_matches(kafka_bootstrap, k
     src, out = kafka_topic_factory("mr_sp_src", 1), kafka_topic_factory("mr_sp_out", 1)
     rows = [json.loads(line) for line in (CASE / "ticker.jsonl").read_text().splitlines()]
     insert = "INSERT INTO out_rows" + (CASE / "case.sql").read_text().split("INSERT INTO out_rows", 1)[1]
-    producer = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
-    for r in rows[:CUT]:
-        producer.produce(src, orjson.dumps(r))
-    producer.flush(30)
-    with _env(tmp_path) as env:
-        _ddl(env, kafka_bootstrap, src, out, bounded=False)
-        job = env.execute_sql(insert).job
-        until(lambda: job.metrics.get("rows_in", 0) >= CUT, timeout=60)
-        until(lambda: job.last_checkpoint.get("checkpoint_id", 0) >= 1, timeout=60)
-        (path,) = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0]
-    before = len(_read_all(kafka_bootstrap, out))
-    for r in rows[CUT:]:
-        producer.produce(src, orjson.dumps(r))
-    producer.flush(30)
-    with _env(tmp_path, **{"execution.savepoint.path": path}) as env:
-        _ddl(env, kafka_bootstrap, src, out, bounded=True)
-        again = env.execute_sql(insert).job
-        until(lambda: again.done, timeout=120)
-        assert again.runner.restored_from is not None
-
+    before = stop_then_resume(kafka_bootstrap, src, rows, CUT, tmp_path, "mr-savepoint",
+                              lambda env, bounded: _ddl(env, kafka_bootstrap, src, out, bounded), insert,
+                              after_stop=lambda: len(_values(kafka_bootstrap, out)))
     expected = Counter((*r[:5], datetime.fromisoformat(r[5]))
                        for r in json.loads((CASE / "expected.json").read_text())["rows"])
     got = Counter((v["symbol"], *(str(v[k]) for k in ("a", "bs", "nb", "c")), datetime.fromisoformat(v["t"]))
-                  for v in _read_all(kafka_bootstrap, out))
+                  for v in _values(kafka_bootstrap, out))
     assert got == expected
     assert 0 < before < sum(expected.values()), "the stop must fall between matches"
 
 
-def _read_all(bootstrap: str, topic: str) -> list[dict]:
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"mr-{uuid.uuid4().hex}",
-                  "auto.offset.reset": "earliest", "enable.partition.eof": True,
-                  "isolation.level": "read_committed"})
-    c.subscribe([topic])
-    values = []
-    while True:
-        m = c.poll(10)
-        if m is None:  # an empty topic may not even report its end
-            break
-        if m.error():
-            assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
-            break
-        values.append(orjson.loads(m.value()))
-    c.close()
-    return values
+def _values(bootstrap: str, topic: str) -> list[dict]:
+    return [orjson.loads(value) for _, _, _, value in read_all(bootstrap, topic)]

@@ -32,16 +32,11 @@ from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.functions.bitmap_aggregates import BITMAP_FUNCTIONS
 from streamsql.runtime.operators.group_agg import GroupAggOperator
 from streamsql.state.layout import decode_value, encode_value
+from tests.functions.bitmap_oracle import TSRC_ROWS, collected_text
 from tests.runtime.oracle import fold
 from tests.runtime.test_group_agg_cache import _run, checkpointed_run, open_group_agg
 
 FLINK = json.loads((Path(__file__).parent / "bitmap_flink.json").read_text())
-#: Flink's windows script reads this file (scripts/flink_bitmap.py TSRC_ROWS).
-TSRC_ROWS = ['{"k": "a", "i": 1, "ts": "2024-01-01 00:00:01"}',
-             '{"k": "a", "i": 2, "ts": "2024-01-01 00:00:02"}',
-             '{"k": "b", "i": 3, "ts": "2024-01-01 00:00:03"}',
-             '{"k": "a", "i": 2, "ts": "2024-01-01 00:00:11"}',
-             '{"k": "a", "i": -5, "ts": "2024-01-01 00:00:12"}']
 #: Where ours refuses with other words than Flink's cause: a substring of ours (the why in a comment).
 OURS: dict[str, str] = {
     # a string literal is VARCHAR here, CHAR(n) NOT NULL in Calcite (docs/types.md)
@@ -73,17 +68,6 @@ DIFFERENT: dict[str, str] = {
     next(s["sql"] for s in FLINK["scalars"] if s["sql"].startswith("SELECT TYPEOF(x)")):
         "TYPEOF of a view column",
 }
-
-
-def _text(v: object) -> str | None:
-    """A collected value as scripts/flink_bitmap.py writes Flink's (``x'..'`` for bytes)."""
-    if v is None:
-        return None
-    if isinstance(v, (bytes, bytearray)):
-        return f"x'{bytes(v).hex()}'"
-    if isinstance(v, list):
-        return "[" + ", ".join("NULL" if e is None else str(e) for e in v) + "]"
-    return str(v)
 
 
 def _fold(rows: list[list]) -> Counter:
@@ -145,7 +129,7 @@ def test_as_flink(tmp_path, capfd, script, index):
         text = "".join(p.read_text() for p in files)
         assert sorted(text.splitlines()) == want["files"]
     elif result is not None:
-        rows = [[kind.short] + [_text(v) for v in row] for kind, row in result.collect(timeout=60)]
+        rows = [[kind.short] + [collected_text(v) for v in row] for kind, row in result.collect(timeout=60)]
         if sql.startswith(("CREATE", "SET")):
             return
         assert _fold(rows) == _fold(want["rows"]), sql

@@ -49,3 +49,14 @@ def test_texts_are_flinks(name, tmp_path, capsys):
 def test_parse_json_fails_as_flink(text):
     with pytest.raises(VariantError, match="Failed to parse json string"):
         parse(text)
+
+
+def test_parse_json_too_deep_names_jacksons_first_level_past_the_limit():
+    """Jackson stops at level 1001 whatever the depth (streamsql.core.json_nesting.TOO_DEEP).
+
+    PyFlink 2.3, ``SELECT JSON_STRING(PARSE_JSON('[' * 1500 + ']' * 1500))``: ``StreamConstraintsException:
+    Document nesting depth (1001) exceeds the maximum allowed (1000, ...)``, as the formats' recording
+    (tests/connectors/debezium_nesting_flink.json, 1024 and 1030 deep); ours named 1500.
+    """
+    with pytest.raises(VariantError, match=r"nesting depth \(1001\) exceeds the maximum allowed \(1000\)"):
+        parse("[" * 1500 + "]" * 1500)

@@ -340,16 +340,13 @@ def _call(n: exp.Expression) -> tuple[exp.Expression, SqlType | None]:
     typed = [Arg(a, type_of(a)) for a in args]
     fn = lookup(name)
     types = [a.type for a in typed]
-    if fn is not None and fn.refusal is not None and not fn.accepts(types):
-        raise FunctionError(fn.refusal(types), n)
     if fn is None or not fn.accepts(types):
+        refused = fn.refusal(name, types) if fn is not None and fn.refusal is not None else None
+        if refused is not None:
+            raise FunctionError(refused, n)
         sig = f"{name}(" + ", ".join(f"<{family_name(t)}>" for t in types) + ")"
         msg = f"No match found for function signature {sig}"
-        if fn is not None and fn.inferred and any(len(sig) == len(types) for sig in fn.signatures):
-            shown = ", ".join(str(t) if t is not None else "ANY" for t in types)
-            msg = (f"Invalid function call:\n{name}({shown})\nInvalid input arguments. Expected signatures "
-                   "are:\n" + "\n".join(fn.inferred))
-        elif fn is not None:
+        if fn is not None:
             msg += f"; supported: {fn.signature_text()}"
         elif name in calls.FLINK_NOT_YET:
             msg = f"Function {name} is not supported yet ({msg})"

@@ -24,9 +24,10 @@ call                         result                value
 ============================ ===================== ================================================
 
 Another argument type is refused at planning with Flink's ``Invalid input arguments. Expected
-signatures are: ...`` (the registry's ``inferred`` signatures; another number of arguments:
-Calcite's ``No match found for function signature``); a BITMAP_FROM_BYTES of a string with its own
-``Unsupported argument type. Expected type of family 'BINARY_STRING' ...`` (``refusal``).
+signatures are: ...`` (the registry's :func:`~.registry.expected_signatures`; another number of
+arguments: Calcite's ``No match found for function signature``); a BITMAP_FROM_BYTES of a string
+with its own ``Unsupported argument type. Expected type of family 'BINARY_STRING' ...`` (the
+registry's ``refusal`` too).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from pyroaring import BitMap
 from streamsql.core import bitmap
 from streamsql.core.types import SqlType
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
-from streamsql.functions.scalars.registry import Call, python_call, scalar, template
+from streamsql.functions.scalars.registry import Call, expected_signatures, python_call, scalar, template
 
 BITMAP = SqlType("BITMAP")
 _INT_ELEMENTS = ("TINYINT", "SMALLINT", "INT")
@@ -50,18 +51,16 @@ def _from_array(c: Call) -> SqlType:
     """BITMAP, for an ARRAY of TINYINT, SMALLINT or INT (Flink's implicit cast to ARRAY<INT>).
 
     Raises:
-        FunctionError: an ARRAY of other elements, in the binder's words for ``inferred`` signatures
-            (Flink's ``Invalid input arguments. Expected signatures are: ...``).
+        FunctionError: an ARRAY of other elements, as the binder refuses other types (Flink's
+            ``Invalid input arguments. Expected signatures are: ...``).
     """
     t = c.args[0].type
     if t is not None and t.name == "ARRAY" and t.children[0].name not in (*_INT_ELEMENTS, "NULL"):
-        msg = (f"Invalid function call:\nBITMAP_BUILD({t})\nInvalid input arguments. Expected signatures "
-               f"are:\n{_BUILD}")
-        raise c.fail(msg)
+        raise c.fail(_BUILD_REFUSAL("BITMAP_BUILD", [t]))
     return BITMAP
 
 
-def _binary_refusal(types: list) -> str:
+def _binary_refusal(name: str, types: list) -> str:
     """BITMAP_FROM_BYTES of another type than BYTES, in Flink's words (its input type strategy)."""
     return (f"Unsupported argument type. Expected type of family 'BINARY_STRING' but actual type was "
             f"'{types[0]}'.")
@@ -83,19 +82,20 @@ def _binary(op: Callable[[BitMap, BitMap], BitMap]) -> Callable[[bytes, bytes], 
 def _one(name: str, result: SqlType, fn: Callable, returns: str, out: pa.DataType, **extra) -> None:
     """Register ``name(bitmap)``."""
     scalar(name, group=_GROUP, sig=(("BITMAP",),), result=lambda c: result, cast=False,
-           inferred=(f"{name}(bitmap <BITMAP>)",), **extra)(_call(name, fn, ("BLOB",), returns, out))
+           refusal=expected_signatures(name, ("bitmap <BITMAP>",)), **extra)(
+        _call(name, fn, ("BLOB",), returns, out))
 
 
-_BUILD = "BITMAP_BUILD(array <ARRAY<INT>>)"
+_BUILD_REFUSAL = expected_signatures("BITMAP_BUILD", ("array <ARRAY<INT>>",))
 _OPS = {"BITMAP_AND": BitMap.__and__, "BITMAP_OR": BitMap.__or__, "BITMAP_XOR": BitMap.__xor__,
         "BITMAP_ANDNOT": BitMap.__sub__}
 for _name, _op in _OPS.items():
     scalar(_name, group=_GROUP, sig=(("BITMAP", "BITMAP"),), result=lambda c: BITMAP, cast=False,
-           inferred=(f"{_name}(a <BITMAP>, b <BITMAP>)",))(
+           refusal=expected_signatures(_name, ("a <BITMAP>", "b <BITMAP>")))(
         _call(_name, _binary(_op), ("BLOB", "BLOB"), "BLOB", pa.binary()))
 
 scalar("BITMAP_BUILD", group=_GROUP, sig=(("ARRAY",),), result=_from_array, cast=False,
-       inferred=(_BUILD,), nulls="NULL if the array is NULL; its NULL elements are skipped")(
+       refusal=_BUILD_REFUSAL, nulls="NULL if the array is NULL; its NULL elements are skipped")(
     _call("BITMAP_BUILD", _build, ("INTEGER[]",), "BLOB", pa.binary()))
 scalar("BITMAP_FROM_BYTES", group=_GROUP, sig=(("BYTES",),), result=lambda c: BITMAP, cast=False,
        refusal=_binary_refusal,
@@ -121,4 +121,5 @@ def text_sql(arg: str) -> str:
 
 
 scalar("BITMAP_TO_STRING", group=_GROUP, sig=(("BITMAP",),), result=lambda c: SqlType("STRING"), cast=False,
-       inferred=("BITMAP_TO_STRING(bitmap <BITMAP>)",))(lambda c: template(text_sql("{0}"), c.args[0]))
+       refusal=expected_signatures("BITMAP_TO_STRING", ("bitmap <BITMAP>",)))(
+    lambda c: template(text_sql("{0}"), c.args[0]))

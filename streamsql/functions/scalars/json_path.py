@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import unicodedata
 from decimal import Decimal
 from typing import NamedTuple
 
+from streamsql.core.json_nesting import TOO_DEEP, exceeds, recursion_room
 from streamsql.functions.scalars import json_filter, json_path_functions
 from streamsql.functions.scalars.json_errors import FlinkJobFailure, JsonError, JsonPathFailure
 from streamsql.functions.scalars.json_path_compiler import CompiledPath, Unsupported, compile_path
@@ -47,10 +47,10 @@ def _no_constant(name: str):
     raise JsonError(msg)
 
 
-#: Jackson's ``StreamReadConstraints`` defaults (2.15+, Flink 2.3's): a document nested deeper, or a
-#: number with more digits, is an error (PyFlink 2.3: 1,000 digits and 1,000 levels are read, one
-#: more is not; tests/functions/difffuzz_regressions.txt).
-MAX_DEPTH, MAX_DIGITS = 1000, 1000
+#: Jackson's ``StreamReadConstraints`` default (2.15+, Flink 2.3's): a number with more digits is an
+#: error (PyFlink 2.3: 1,000 digits are read, one more is not; tests/functions/difffuzz_regressions.txt).
+#: Its nesting limit is :mod:`streamsql.core.json_nesting`'s.
+MAX_DIGITS = 1000
 
 
 def _digits(text: str) -> int:
@@ -68,29 +68,14 @@ def _digits(text: str) -> int:
 
 _DECODER = json.JSONDecoder(parse_float=lambda t: Decimal(_digits(t)), parse_int=lambda t: int(_digits(t)),
                             parse_constant=_no_constant, strict=True)  # (Python's own int limit: 4,300)
-_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-
-
-def _depth(text: str, start: int) -> int:
-    """The deepest nesting of arrays and objects in the JSON value at ``start`` (up to its end)."""
-    depth = deepest = 0
-    for m in _NESTING.finditer(text, start):
-        c = m.group()
-        if c in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif c in "]}":
-            depth -= 1
-            if depth <= 0:
-                break
-    return deepest
 
 
 def decode_nested(decoder: json.JSONDecoder, text: str, start: int):
     """``decoder.raw_decode(text, start)`` with Jackson's nesting limit (Python's recursion limit is not it).
 
     Returns:
-        ``(value, end)`` as ``raw_decode``; a document up to :data:`MAX_DEPTH` deep is read.
+        ``(value, end)`` as ``raw_decode``; a document up to Jackson's limit deep is read
+        (:mod:`streamsql.core.json_nesting`).
 
     Raises:
         JsonError: a document nested deeper (Jackson's message).
@@ -100,16 +85,10 @@ def decode_nested(decoder: json.JSONDecoder, text: str, start: int):
         return decoder.raw_decode(text, start)
     except RecursionError:
         pass
-    depth = _depth(text, start)
-    if depth > MAX_DEPTH:
-        msg = f"Document nesting depth ({depth}) exceeds the maximum allowed ({MAX_DEPTH})"
-        raise JsonError(msg) from None
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(limit + 2 * MAX_DEPTH)  # the scanner recurses once per level
-    try:
+    if exceeds(text, start):
+        raise JsonError(TOO_DEEP) from None
+    with recursion_room(2):  # the scanner recurses once per level
         return decoder.raw_decode(text, start)
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 def java_utf8(value):
@@ -123,7 +102,7 @@ def java_utf8(value):
 
 
 def deep_call(fn, *args):
-    """``fn(*args)`` over a document nested up to :data:`MAX_DEPTH` deep, as Jackson reads it.
+    """``fn(*args)`` over a document nested up to Jackson's limit (1000) deep, as Jackson reads it.
 
     Python's recursion limit, which the walks over a parsed value meet first (two or three frames a
     level: :func:`java_text`, a VARIANT's writer), is raised for a call that meets it, which then
@@ -133,12 +112,8 @@ def deep_call(fn, *args):
         return fn(*args)
     except RecursionError:
         pass
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(limit + 4 * MAX_DEPTH)
-    try:
+    with recursion_room(4):
         return fn(*args)
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 def _decode(text: str, start: int):

@@ -169,6 +169,41 @@ class Call:
 ResultRule = Callable[[Call], "SqlType | None"]
 
 
+Refusal = Callable[[str, "list[SqlType | None]"], "str | None"]
+"""Flink's message refusing a call (name as written, argument types) that fits no signature; None:
+Calcite's ``No match found for function signature`` (the binder's)."""
+
+
+def invalid_call(name: str, types: list[SqlType | None], why: str) -> str:
+    """Flink's new type inference's refusal of ``name(types)``, as Flink 2.3's ``TypeInferenceUtil``.
+
+    ``Invalid function call:``, the call with its argument types (``ANY`` where unknown), then
+    ``why`` (one line or more).
+    """
+    shown = ", ".join(str(t) if t is not None else "ANY" for t in types)
+    return f"Invalid function call:\n{name}({shown})\n{why}"
+
+
+def expected_signatures(name: str, *signatures: tuple[str, ...]) -> Refusal:
+    """The :data:`Refusal` of a function typed by Flink's new type inference.
+
+    Flink shows its signatures as ``name(param, ...)``; ``signatures`` are each one's parameters as
+    Flink writes them (``("a <BITMAP>", "b <BITMAP>")``, ``("<CHARACTER_STRING>",)``).
+
+    A call with one signature's number of arguments but other types is refused in Flink's words,
+    ``Invalid function call`` ... ``Invalid input arguments. Expected signatures are:`` and the
+    signatures one a line; a call of another arity gets None (Calcite's ``No match found``).
+    """
+    listed = "\n".join(f"{name}({', '.join(s)})" for s in signatures)
+
+    def refuse(written: str, types: list[SqlType | None]) -> str | None:
+        if not any(len(s) == len(types) for s in signatures):
+            return None
+        return invalid_call(written, types, f"Invalid input arguments. Expected signatures are:\n{listed}")
+
+    return refuse
+
+
 @dataclass(frozen=True)
 class ScalarFunction:
     """A built-in scalar function.
@@ -189,13 +224,12 @@ class ScalarFunction:
         fast: a cheaper DuckDB expression for a call, or None when the call's literal arguments
             do not prove it exact (e.g. one regex pass where ``build`` needs two because the
             pattern's group may match nothing); None: ``build`` only.
-        refusal: Flink's own message for argument types that fit no signature, from them, where its
-            input type strategy words it otherwise than ``inferred``'s (BITMAP_FROM_BYTES' ``Unsupported
-            argument type. Expected type of family 'BINARY_STRING' ...``); None: as ``inferred`` says.
-        inferred: Flink's signatures of a function typed by its new type inference (e.g.
-            ``PARSE_JSON(<CHARACTER_STRING>)``): a call with a signature's arity but other
-            argument types is refused in its words, ``Invalid function call`` (a call of another
-            arity with Calcite's ``No match found``); empty for Calcite's functions.
+        refusal: Flink's own message for a call whose argument types fit no signature, from the name
+            as written and the types (:data:`Refusal`): :func:`expected_signatures` for a function
+            typed by Flink's new type inference (``Invalid function call`` ... ``Expected signatures
+            are:``), or the function's own input type strategy's words (BITMAP_FROM_BYTES'
+            ``Unsupported argument type. Expected type of family 'BINARY_STRING' ...``); None, or a
+            refusal answering None: Calcite's ``No match found for function signature``.
     """
 
     names: tuple[str, ...]
@@ -209,8 +243,7 @@ class ScalarFunction:
     cast: bool = True
     failures: tuple[Failure, ...] = ()
     fast: Callable[[Call], exp.Expression | None] | None = None
-    inferred: tuple[str, ...] = ()
-    refusal: Callable[[list[SqlType | None]], str] | None = None
+    refusal: Refusal | None = None
 
     def compile(self, call: Call) -> exp.Expression:
         """The DuckDB expression of ``call``: :attr:`fast`'s where it applies, else :attr:`build`'s."""

@@ -16,7 +16,14 @@ from __future__ import annotations
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars.registry import Call, FunctionError, scalar, sql_string, template
+from streamsql.functions.scalars.registry import (
+    Call,
+    FunctionError,
+    invalid_call,
+    scalar,
+    sql_string,
+    template,
+)
 
 
 def _pairs(c: Call, first: int) -> list[tuple[str, int]]:
@@ -41,8 +48,7 @@ def _pairs(c: Call, first: int) -> list[tuple[str, int]]:
 
 def _invalid(c: Call, why: str) -> FunctionError:
     """Flink's ``Invalid function call`` of ``c``, then why (in StreamSQL's words)."""
-    shown = ", ".join(str(a.type) if a.type is not None else "ANY" for a in c.args)
-    return c.fail(f"Invalid function call:\n{c.name.upper()}({shown})\nInvalid input arguments: {why}")
+    return c.fail(invalid_call(c.name.upper(), [a.type for a in c.args], f"Invalid input arguments: {why}"))
 
 
 def _class_name(c: Call) -> str:

@@ -54,7 +54,7 @@ from streamsql.functions.scalars.json_path import (
     java_utf8,
 )
 from streamsql.functions.scalars.operand_types import CONSTANT_VARIANT, calcite_type
-from streamsql.functions.scalars.registry import Arg, Call, python_call, scalar
+from streamsql.functions.scalars.registry import Arg, Call, Refusal, expected_signatures, python_call, scalar
 
 VARIANT = SqlType("VARIANT")
 _LONG = 2**63
@@ -234,13 +234,13 @@ _DIFFERENCES = ("The VARIANT is carried as the text Flink prints it: a number's 
                 "[VARIANT](types.md#variant)).")
 
 
-def _inferred(name: str) -> tuple[str, ...]:
-    """Flink's signatures of ``name`` (its new type inference's words)."""
-    return f"{name}(<CHARACTER_STRING>)", f"{name}(<CHARACTER_STRING>, <BOOLEAN>)"
+def _refusal(name: str) -> Refusal:
+    """Flink's refusal of ``name`` over other argument types (its new type inference's signatures)."""
+    return expected_signatures(name, ("<CHARACTER_STRING>",), ("<CHARACTER_STRING>", "<BOOLEAN>"))
 
 
 @scalar("PARSE_JSON", group="json", sig=_SIGNATURES, result=_result, cast=False,
-        inferred=_inferred("PARSE_JSON"), differences=_DIFFERENCES,
+        refusal=_refusal("PARSE_JSON"), differences=_DIFFERENCES,
         nulls="NULL if the text is NULL; fails the job on text that is not JSON, or an object with a key "
               "twice unless allow_duplicate_keys is TRUE (then the last value is kept)")
 def parse_json(c: Call) -> exp.Expression:
@@ -249,7 +249,7 @@ def parse_json(c: Call) -> exp.Expression:
 
 
 @scalar("TRY_PARSE_JSON", group="json", sig=_SIGNATURES, result=_result, cast=False,
-        inferred=_inferred("TRY_PARSE_JSON"), differences=_DIFFERENCES,
+        refusal=_refusal("TRY_PARSE_JSON"), differences=_DIFFERENCES,
         nulls="NULL if the text is NULL or not JSON, or an object has a key twice unless "
               "allow_duplicate_keys is TRUE (then the last value is kept)")
 def try_parse_json(c: Call) -> exp.Expression:
