@@ -1,0 +1,72 @@
+"""Session 33's small function gaps against Apache Flink 2.3's recorded answers.
+
+``funcs33_flink.json`` is written by ``scripts/flink_funcs33.py`` (PyFlink, never by hand): per
+script each statement with Flink's kind-tagged rows (values as text), the lines its ``print`` sink
+or ``TableResult.print()`` wrote, or its error. Each script runs here in one environment,
+statement by statement, as ``tests/functions/test_bitmap.py`` runs its own: a query's changelog
+folded into its final table must equal Flink's folded the same way; an error where Flink fails.
+Scripts: ``variance`` (VAR_POP / VAR_SAMP / STDDEV_POP / STDDEV_SAMP with DISTINCT: GROUP BY over
+insert-only rows and a changelog, TUMBLE and HOP windows, an OVER window), ``typeof`` (TYPEOF of
+the BITMAP functions), ``to_timestamp`` (an hour 24 read by ``H``), ``collect`` (COLLECT's MULTISET
+printed, a MULTISET column).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from streamsql import StreamEnvironment
+from streamsql.core.errors import StreamSQLError
+from tests.functions.test_bitmap import TSRC_ROWS, _cause, _execute, _fold, _text
+
+FLINK = json.loads((Path(__file__).parent / "funcs33_flink.json").read_text())
+MTAB_ROWS = ['{"k": "a", "m": {"x": 2, "y": 1}}', '{"k": "b", "m": {}}', '{"k": "c", "m": null}']
+"""``mtab.json``, as scripts/flink_funcs33.py writes it."""
+#: Statements answered otherwise on purpose, each with its reason.
+DIFFERENT: dict[str, str] = {}
+
+
+def _cases():
+    for name, statements in FLINK.items():
+        for i, st in enumerate(statements):
+            if not st["sql"].startswith(("CREATE", "PRINT")):
+                yield pytest.param(name, i, id=f"{name}-{i}")
+
+
+def _prepared(tmp_path: Path, script: str, index: int) -> StreamEnvironment:
+    """An environment that ran the script's CREATE statements before ``index`` (Flink's files written)."""
+    (tmp_path / "tsrc.json").write_text("\n".join(TSRC_ROWS) + "\n")
+    (tmp_path / "mtab.json").write_text("\n".join(MTAB_ROWS) + "\n")
+    env = StreamEnvironment()
+    for st in FLINK[script][:index]:
+        if st["sql"].startswith("CREATE") and "error" not in st:
+            _execute(env, st["sql"], tmp_path)
+    return env
+
+
+@pytest.mark.parametrize(("script", "index"), list(_cases()))
+def test_as_flink(tmp_path, capfd, script, index):
+    """Statement ``index`` of ``script`` answers as Flink 2.3 (after the CREATE statements before it)."""
+    env = _prepared(tmp_path, script, index)
+    want = FLINK[script][index]
+    sql = want["sql"]
+    if sql in DIFFERENT:
+        pytest.skip(DIFFERENT[sql])
+    if "error" in want:
+        with pytest.raises(StreamSQLError) as ei:
+            result = _execute(env, sql, tmp_path)
+            if result is not None:
+                list(result.collect(timeout=60))  # a job's failure
+        assert _cause(want["error"]).rstrip(".") in str(ei.value), (str(ei.value), want["error"])
+        return
+    capfd.readouterr()
+    result = _execute(env, sql, tmp_path)
+    if "print" in want:
+        printed = [ln for ln in capfd.readouterr().out.splitlines() if ln.startswith(("+", "-"))]
+        assert sorted(printed) == want["print"]
+        return
+    rows = [[kind.short] + [_text(v) for v in row] for kind, row in result.collect(timeout=60)]
+    assert _fold(rows) == _fold(want["rows"]), sql
