@@ -66,7 +66,8 @@ BSRC = ("CREATE TABLE bsrc (k STRING, a ARRAY<INT>, b BYTES) WITH ('connector' =
         "'path' = '${DIR}/tsrc.json', 'format' = 'json')")
 
 STAMPS = (("2024-01-01 24:00", "yyyy-MM-dd HH:mm"), ("2024-01-01 24:00", "yyyy-MM-dd H:mm"),
-          ("2024-12-31 24:00:00", "yyyy-MM-dd HH:mm:ss"), ("2024-02-28 24:00:00.000", "yyyy-MM-dd HH:mm:ss.SSS"),
+          ("2024-12-31 24:00:00", "yyyy-MM-dd HH:mm:ss"),
+          ("2024-02-28 24:00:00.000", "yyyy-MM-dd HH:mm:ss.SSS"),
           ("2024-01-01 24:30", "yyyy-MM-dd HH:mm"), ("2024-01-01 24:00:01", "yyyy-MM-dd HH:mm:ss"),
           ("2024-01-01 24", "yyyy-MM-dd HH"), ("2024-01-01 25:00", "yyyy-MM-dd HH:mm"),
           ("2024-01-01 23:00", "yyyy-MM-dd H:mm"), ("2024-01-01 24:00", "yyyy-MM-dd kk:mm"))

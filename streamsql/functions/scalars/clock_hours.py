@@ -85,8 +85,8 @@ def rewrite(java: str) -> tuple[str, Callable[[str], str]] | None:
         elif letter == "H":
             checks.append(f"{value} <= 24")
             h24, hour = value, f"({value} % 24)"
-            width = len(m.group(0))
-            pieces.append(f"lpad(CAST({hour} AS VARCHAR), 2, '0')" if width == 2 else f"CAST({hour} AS VARCHAR)")
+            two = len(m.group(0)) == 2  # 'HH': two digits ('H': lpad would cut 23 to 2)
+            pieces.append(f"lpad(CAST({hour} AS VARCHAR), 2, '0')" if two else f"CAST({hour} AS VARCHAR)")
             pattern.append(m.group(0))
         else:
             if letter in ("m", "s", "S"):

@@ -52,7 +52,8 @@ from streamsql.functions.scalars.registry import REGISTRY, Arg, Call, FunctionEr
 
 VERIFIED = frozenset("""
     ABS ACOS ASCII ASIN ATAN ATAN2 BIN BITMAP_AND BITMAP_ANDNOT BITMAP_BUILD BITMAP_CARDINALITY
-    BITMAP_FROM_BYTES BITMAP_OR BITMAP_TO_ARRAY BITMAP_TO_BYTES BITMAP_TO_STRING BITMAP_XOR CEIL CHAR_LENGTH COS COSH COT DAYOFMONTH DAYOFWEEK DAYOFYEAR
+    BITMAP_FROM_BYTES BITMAP_OR BITMAP_TO_ARRAY BITMAP_TO_BYTES BITMAP_TO_STRING BITMAP_XOR CEIL
+    CHAR_LENGTH COS COSH COT DAYOFMONTH DAYOFWEEK DAYOFYEAR
     ENCODE ENDSWITH EXP EXTRACT FLOOR GREATEST HASH_CODE HEX HOUR INSTR JSON_STRING LEAST LN LOG LOG10 LOG2
     LOWER MINUTE MONTH POSITION POWER QUARTER RADIANS REGEXP ROUND SECOND SIGN SIN SINH SQRT
     STARTSWITH TAN TANH TIMESTAMPADD TIMESTAMPDIFF TRUNCATE UPPER WEEK YEAR
@@ -387,8 +388,8 @@ def _call_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) ->
         if result.precision != 3:
             raise FunctionError(_NOT_CERTAIN + f"{name} at precision {result.precision} is not", n)
         return result.with_nullable(True)
-    if fn is not None and fn is REGISTRY.get(name) and name == "BITMAP_BUILD" and len(args) == 1 and isinstance(
-            args[0], exp.Array):  # Calcite's ARRAY[..] is NOT NULL, whatever its elements' spelling
+    built = fn is not None and fn is REGISTRY.get(name) and name == "BITMAP_BUILD" and len(args) == 1
+    if built and isinstance(args[0], exp.Array):  # Calcite's ARRAY[..] is NOT NULL, whatever its elements
         for a in args[0].expressions:
             flink_type(a, bind)  # refuses what is refused inside
         bind(n)
