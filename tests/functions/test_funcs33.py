@@ -102,3 +102,26 @@ def test_a_multiset_column_is_refused_naming_it(sql):
     with pytest.raises(StreamSQLError) as ei:
         StreamEnvironment().execute_sql(sql.replace("${DIR}", "/nonexistent"))
     assert REFUSED[sql] in str(ei.value) and "line 1, column" in str(ei.value)
+
+
+def test_a_distinct_variance_accumulator_survives_state():
+    """VAR_SAMP(DISTINCT x)'s accumulator (``[{value: count}, Welford's]``) round-trips through keyed
+    state's codec with -0.0, NaN and DECIMAL keys, and goes on as the one never stored."""
+    from decimal import Decimal
+
+    from streamsql.functions.distinct_view import DistinctView
+    from streamsql.functions.variance import Welford
+    from streamsql.state.layout import decode_value, encode_value
+
+    view = DistinctView(Welford("VAR_SAMP", sample=True, root=False))
+    for values in ([1.5, -0.0, 0.0, float("nan"), 1.5], [Decimal("1.25"), Decimal("2.50"), Decimal("1.25")]):
+        kept, stored = view.create_accumulator(), view.create_accumulator()
+        for v in values:
+            view.accumulate(kept, v)
+            view.accumulate(stored, v)
+        stored = decode_value(encode_value(stored))
+        for acc in (kept, stored):
+            view.retract(acc, values[0])  # one copy of a repeated value left: no change
+            view.accumulate(acc, 7)
+        assert len(stored[0]) == len(kept[0]) == len(set(map(repr, values))) + 1
+        assert repr(view.get_value(stored)) == repr(view.get_value(kept))
