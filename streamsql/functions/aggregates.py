@@ -883,7 +883,10 @@ _OVERFLOW = ("An integer total beyond the result type wraps around as Java's, as
 _VARIANCE = ("Flink 2.3's Welford accumulator over the values as DOUBLE, row by row in arrival order, cast "
              "to the argument's type (a DECIMAL's: DECIMAL(38, max(6, s))). In a HOP or CUMULATE window "
              "or a session the window's rows are accumulated in order where Flink merges the parts' "
-             "accumulators: the last digits may differ.")
+             "accumulators: the last digits may differ. With DISTINCT, Flink's distinct view: a value "
+             "is accumulated at its first arrival and retracted when its last copy leaves (in a window "
+             "Flink merges the parts' distinct values in hash order, here in arrival order: the last "
+             "digits may differ).")
 _FIRST_LAST = ("In GROUP BY, TUMBLE windows and OVER; refused in HOP, CUMULATE and SESSION windows as Flink "
                "refuses them (no merge of a window's parts).")
 _ROWWISE = ("Values in arrival order; a retraction removes the value's first occurrence. In GROUP BY, "
@@ -901,11 +904,13 @@ AGGREGATE_DOCS = (
                  "The sum inside is bounded by BIGINT, as in Flink."),
     AggregateDoc(("MIN",), "any ordered type", "NULL without a non-NULL value"),
     AggregateDoc(("MAX",), "any ordered type", "NULL without a non-NULL value"),
-    AggregateDoc(("VAR_POP",), "numeric", "NULL without a non-NULL value", _VARIANCE),
-    AggregateDoc(("VAR_SAMP", "VARIANCE"), "numeric", "NULL with fewer than two non-NULL values",
+    AggregateDoc(("VAR_POP",), "numeric, `DISTINCT` numeric", "NULL without a non-NULL value", _VARIANCE),
+    AggregateDoc(("VAR_SAMP", "VARIANCE"), "numeric, `DISTINCT` numeric",
+                 "NULL with fewer than two non-NULL values",
                  _VARIANCE),
-    AggregateDoc(("STDDEV_POP",), "numeric", "NULL without a non-NULL value", _VARIANCE),
-    AggregateDoc(("STDDEV_SAMP", "STDDEV"), "numeric", "NULL with fewer than two non-NULL values",
+    AggregateDoc(("STDDEV_POP",), "numeric, `DISTINCT` numeric", "NULL without a non-NULL value", _VARIANCE),
+    AggregateDoc(("STDDEV_SAMP", "STDDEV"), "numeric, `DISTINCT` numeric",
+                 "NULL with fewer than two non-NULL values",
                  _VARIANCE),
     AggregateDoc(("FIRST_VALUE",), "any value", "ignores NULLs; NULL without a non-NULL value", _FIRST_LAST),
     AggregateDoc(("LAST_VALUE",), "any value", "ignores NULLs; NULL without a non-NULL value", _FIRST_LAST),

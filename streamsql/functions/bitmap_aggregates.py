@@ -35,6 +35,8 @@ from pyroaring import BitMap
 from streamsql.core import bitmap
 from streamsql.core.errors import PlanError
 from streamsql.core.types import SqlType
+from streamsql.functions.distinct_view import DistinctView
+from streamsql.functions.distinct_view import count as _count
 from streamsql.functions.ordered_aggregates import register_builtin
 
 BITMAP = SqlType("BITMAP")
@@ -47,16 +49,6 @@ def _result(acc_bitmap: BitMap | None, cardinality: bool):
     if acc_bitmap is None:
         return None
     return len(acc_bitmap) if cardinality else bitmap.to_bytes(acc_bitmap)
-
-
-def _count(counts: dict, value: int, n: int) -> int:
-    """Add ``n`` to ``value``'s count (a count of 0 leaves the map); the new count."""
-    total = counts.get(value, 0) + n
-    if total:
-        counts[value] = total
-    else:
-        counts.pop(value, None)
-    return total
 
 
 class BuildAgg:
@@ -258,45 +250,6 @@ class XorAggRetract(SetAgg):
     def get_value(self, acc: list):
         """The symmetric difference; NULL when the count of bitmaps is 0 or less."""
         return None if acc[0] <= 0 else _result(acc[1], self.cardinality)
-
-
-class DistinctView:
-    """``F(DISTINCT b)``: Flink's distinct view, ``[{bitmap bytes: count}, inner accumulator]``.
-
-    ``inner`` sees a bitmap's first arrival (count 0 → 1) and its last retraction (1 → 0); NULLs
-    pass to it (it ignores them). Only BITMAP_XOR_AGG needs it: DISTINCT changes no answer of the
-    others (``streamsql.plan.ordered_aggs``). Bitmaps are told apart by their bytes, which are
-    canonical (:func:`streamsql.core.bitmap.to_bytes`).
-    """
-
-    def __init__(self, inner: SetAgg):
-        self.inner = inner
-
-    def create_accumulator(self) -> list:
-        """No bitmap seen; the inner accumulator."""
-        return [{}, self.inner.create_accumulator()]
-
-    def accumulate(self, acc: list, value) -> None:
-        """Count ``value``; the inner function takes it at its first arrival."""
-        if value is None or _count(acc[0], value, 1) == 1:
-            self.inner.accumulate(acc[1], value)
-
-    def retract(self, acc: list, value) -> None:
-        """Count ``value`` down; the inner function retracts it when no copy is left."""
-        if value is None or _count(acc[0], value, -1) == 0:
-            self.inner.retract(acc[1], value)
-
-    def merge(self, acc: list, others: list) -> None:
-        """Add the counts of ``others``; a bitmap new to ``acc`` goes to the inner function."""
-        for counts, _ in others:
-            for value, n in counts.items():
-                before = acc[0].get(value, 0)
-                if _count(acc[0], value, n) > 0 >= before:
-                    self.inner.accumulate(acc[1], value)
-
-    def get_value(self, acc: list):
-        """The inner function's value."""
-        return self.inner.get_value(acc[1])
 
 
 def _check(name: str, arg: SqlType | None, cardinality: bool) -> SqlType:

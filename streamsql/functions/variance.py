@@ -21,7 +21,8 @@ digits (``DecimalData.fromBigDecimal``: VAR_SAMP of DECIMALs near 1E16 is about 
 They run row-wise, as FIRST_VALUE does (:mod:`streamsql.functions.ordered_aggregates`): the
 accumulator is ``["M2", n, mean, m2]`` in keyed state. The tag tells it from the ``[count, sum,
 sum of squares]`` this family kept before 2026-12-02: a checkpoint with one fails the job (it
-would be read as garbage) rather than answer.
+would be read as garbage) rather than answer. With DISTINCT (``<name>_distinct``) the accumulator is
+``[{value: count}, ["M2", n, mean, m2]]``: Flink's distinct view around the same updates.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import pyarrow as pa
 from streamsql.core.errors import ExecutionError, PlanError
 from streamsql.core.float_text import java_float_text
 from streamsql.core.types import SqlType
+from streamsql.functions.distinct_view import DistinctView
 from streamsql.functions.ordered_aggregates import register_builtin
 from streamsql.functions.scalars.decimal_product import from_big_decimal
 from streamsql.functions.scalars.typerules import MAX_PRECISION
@@ -191,25 +193,33 @@ def variance_type(arg: SqlType) -> SqlType:
     return _result_type("VARIANCE")(arg)
 
 
-def _family(func: str, name: str, sample: bool, root: bool):
-    """The row-wise aggregate class of one function of the family (its ``AggSpec.func``: ``func``)."""
-    cls = register_builtin(func, name, Welford(name, sample, root), 1, _result_type(name))
+def _family(func: str, name: str, sample: bool, root: bool, distinct: bool = False):
+    """The row-wise aggregate class of one function of the family (its ``AggSpec.func``: ``func``).
+
+    ``distinct``: ``F(DISTINCT x)``, Welford's updates fed by Flink's distinct view
+    (:class:`~streamsql.functions.distinct_view.DistinctView`: a value's first arrival and last
+    retraction only), as Flink 2.3 rewrites it to ``WELFORD_M2(DISTINCT x)`` and ``COUNT(DISTINCT x)``.
+    """
+
+    def impl(arg: SqlType | None = None):
+        welford = Welford(name, sample, root, arg)
+        return DistinctView(welford) if distinct else welford
+
+    cls = register_builtin(func, name, impl(), 1, _result_type(name))
     bind = cls.bind
 
     def bound(self, names: list[str]) -> None:
         """Bind the argument columns and give this call's function its argument's SQL type."""
         bind(self, names)
-        impl = Welford(name, sample, root, SqlType.from_arrow(self.arg_type) if self.arg_type else None)
-        self.function = type(self.function)(self.function.name, impl, self.function.arity)
+        arg = SqlType.from_arrow(self.arg_type) if self.arg_type else None
+        self.function = type(self.function)(self.function.name, impl(arg), self.function.arity)
 
     cls.bind = bound
     return cls
 
 
-VARIANCE_FUNCTIONS = (
-    _family("var_pop", "VAR_POP", sample=False, root=False),
-    _family("var_samp", "VAR_SAMP", sample=True, root=False),
-    _family("stddev_pop", "STDDEV_POP", sample=False, root=True),
-    _family("stddev_samp", "STDDEV_SAMP", sample=True, root=True),
-)
-"""The variance family's aggregate classes, by their ``AggSpec.func``."""
+VARIANCE_FUNCTIONS = tuple(
+    _family(func + ("_distinct" if distinct else ""), func.upper(), sample=func.endswith("samp"),
+            root=func.startswith("stddev"), distinct=distinct)
+    for func in ("var_pop", "var_samp", "stddev_pop", "stddev_samp") for distinct in (False, True))
+"""The variance family's aggregate classes, by their ``AggSpec.func`` (``<name>[_distinct]``)."""

@@ -761,10 +761,12 @@ class Planner:
             return (f + "_retract" if updating else f), arg
         if isinstance(call.this, exp.Distinct) and isinstance(call, (exp.Sum, exp.Avg)):
             return DISTINCT_FUNCTIONS[call.key], call.this.expressions[0]
+        if type(call) in VARIANCE_CALLS:  # DISTINCT: Flink's distinct view (streamsql.functions.variance)
+            if isinstance(call.this, exp.Distinct):
+                return VARIANCE_CALLS[type(call)] + "_distinct", call.this.expressions[0]
+            return VARIANCE_CALLS[type(call)], call.this
         if isinstance(call, exp.Distinct) or isinstance(call.this, exp.Distinct):
             self._fail(call, f"{call.key.upper()}(DISTINCT ...) is not supported yet")
-        if type(call) in VARIANCE_CALLS:
-            return VARIANCE_CALLS[type(call)], call.this
         return ("sum" if isinstance(call, exp.Sum) else "avg"), call.this
 
     def _agg_type(self, call: exp.Expression, func: str, arg: SqlType | None) -> SqlType:

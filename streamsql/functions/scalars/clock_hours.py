@@ -1,4 +1,4 @@
-"""The hour letters ``k`` and ``K`` of a Java pattern that a text is parsed with (TO_TIMESTAMP[_LTZ]).
+"""The hour letters ``k``, ``K`` and ``H`` of a Java pattern that a text is parsed with (TO_TIMESTAMP[_LTZ]).
 
 strptime has neither; java.time (``DateTimeFormatter.ofPattern``, SMART resolution, as Flink's
 ``DateTimeUtils.parseTimestampData``) reads them so (Flink 2.3's answers, regression expressions
@@ -11,6 +11,11 @@ strptime has neither; java.time (``DateTimeFormatter.ofPattern``, SMART resoluti
   without ``a`` it sets no hour: checked (0 to 11) and, with an hour of the day (``k`` or ``H``),
   that hour modulo 12 must be K, then dropped (``'2024-01-01 11'`` with ``'yyyy-MM-dd K'`` is
   2024-01-01 00:00, ``'13 2'`` with ``'k K'`` does not parse).
+
+- ``H``, the hour of the day 0-23: SMART also reads 24 when the minute, second and fraction the
+  pattern has are 0 (or it has none): the next day's midnight (``'2024-01-01 24:00'`` with
+  ``'yyyy-MM-dd HH:mm'`` is 2024-01-02 00:00; ``'24:30'`` does not parse). Read here as the hour
+  ``value % 24``, a day added for 24 (``scripts/flink_funcs33.py``, ``to_timestamp``).
 
 A text java.time does not parse goes to Flink's fallback (java.sql's ``Timestamp.valueOf`` /
 ``Date.valueOf``), as for every other pattern.
@@ -51,7 +56,7 @@ def rewrite(java: str) -> tuple[str, Callable[[str], str]] | None:
     """
     tokens = list(_TOKEN.finditer(java))
     letters = [m.group(0) for m in tokens if m.group(2)]
-    if not any(t[0] in "kK" for t in letters):
+    if not any(t[0] in "kKH" for t in letters):
         return None
     ampm = any(t[0] == "a" for t in letters)
     regex = "^" + "".join(f"({_regex(m)})" for m in tokens) + "$"
@@ -59,7 +64,8 @@ def rewrite(java: str) -> tuple[str, Callable[[str], str]] | None:
     extract = f"regexp_extract({{0}}, {sql_string(regex)}, [{names}])"
     groups = "__hg"
     pieces, checks, pattern = [], [f"regexp_full_match({{0}}, {sql_string(regex)})"], []
-    hour = k_hour = None
+    hour = k_hour = h24 = None
+    zeros = []  # the minute, second and fraction values: 0 for an hour 24 to be the next midnight
     for i, m in enumerate(tokens):
         value = f"TRY_CAST(({groups})['g{i}'] AS INTEGER)"
         letter = m.group(2)
@@ -76,9 +82,15 @@ def rewrite(java: str) -> tuple[str, Callable[[str], str]] | None:
                 pattern.append("hh")
             else:
                 checks.append(f"__K{i}")  # placeholder: the cross-check, once the hour of the day is known
+        elif letter == "H":
+            checks.append(f"{value} <= 24")
+            h24, hour = value, f"({value} % 24)"
+            two = len(m.group(0)) == 2  # 'HH': two digits ('H': lpad would cut 23 to 2)
+            pieces.append(f"lpad(CAST({hour} AS VARCHAR), 2, '0')" if two else f"CAST({hour} AS VARCHAR)")
+            pattern.append(m.group(0))
         else:
-            if letter == "H":
-                hour = value
+            if letter in ("m", "s", "S"):
+                zeros.append(f"{value} = 0")
             pieces.append(f"({groups})['g{i}']")
             pattern.append(m.group(0))
     for i, m in enumerate(tokens):
@@ -86,6 +98,8 @@ def rewrite(java: str) -> tuple[str, Callable[[str], str]] | None:
             value = f"TRY_CAST(({groups})['g{i}'] AS INTEGER)"
             check = f"{hour or k_hour} % 12 = {value}" if (hour or k_hour) else "true"
             checks[checks.index(f"__K{i}")] = check
+    if h24 is not None and zeros:
+        checks.append(f"{h24} < 24 OR ({' AND '.join(zeros)})")
     text = "concat(" + ", ".join(pieces) + ")" if pieces else "''"
     ok = "coalesce(" + " AND ".join(f"({c})" for c in checks) + ", false)"
     escape = str.maketrans({"{": "{{", "}": "}}"})
@@ -95,6 +109,8 @@ def rewrite(java: str) -> tuple[str, Callable[[str], str]] | None:
 
     def read(inner: str) -> str:
         body = f"CASE WHEN {template(ok)} THEN {bind(template(text), '__kh', inner)} END"
+        if h24 is not None:  # the hour 24: the next day's midnight
+            body = f"({body} + CASE WHEN {template(h24)} = 24 THEN INTERVAL 1 DAY ELSE INTERVAL 0 DAY END)"
         return bind(template(extract), "__hg", body)
 
     return "".join(pattern), read

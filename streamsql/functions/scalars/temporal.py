@@ -617,10 +617,7 @@ _UNKNOWN_TO_JAVA_TIME = re.compile(r"[bfijlortCIJPRTU]")
                     "'yyyy-MM-dd', a day past the month's end is read by the fallback (2024-02-30 → "
                     "2024-03-01) where Flink's pattern reads the month's last day (2024-02-29). Where the "
                     "fallback reads more than three fraction digits, Flink's TIMESTAMP(3) keeps them all "
-                    "(it prints 10:00:00.123456); here they are cut to milliseconds. An hour 24 with no "
-                    "minute or second but 0 read by the pattern's H is NULL here (also in "
-                    "TO_TIMESTAMP_LTZ's format): java.time's end of the day, the next midnight in Flink "
-                    "2.3 ('2024-01-01 24:00' with 'yyyy-MM-dd HH:mm' is 2024-01-02 00:00).")
+                    "(it prints 10:00:00.123456); here they are cut to milliseconds.")
 def to_timestamp(c: Call) -> exp.Expression:
     """The string read as Flink's TO_TIMESTAMP reads it (see above), as a TIMESTAMP(3).
 
@@ -697,7 +694,7 @@ def _ignored_week_fields(c: Call, java: str) -> bool:
     return True
 
 
-def _java_time_parse(c: Call, java: str) -> str:
+def _java_time_parse(c: Call, java: str, hours: bool = True) -> str:
     """DuckDB SQL (over ``{0}``) of ``DateTimeFormatter.ofPattern(java)`` reading the text, or NULL.
 
     By strptime (:func:`strftime_pattern`), where the text has the widths java.time reads (a regular
@@ -705,16 +702,17 @@ def _java_time_parse(c: Call, java: str) -> str:
     the pattern the year is 1970, as Flink's ``fromTemporalAccessor`` takes it (strptime's: 1900),
     and a day of the year is not read. Week fields that make no difference
     (:func:`_ignored_week_fields`) are read as digits, then cut out of the text strptime reads; the
-    hour letters ``k`` and ``K`` are rewritten to ``HH`` / ``hh`` (:mod:`.clock_hours`).
+    hour letters ``k`` and ``K`` are rewritten to ``HH`` / ``hh``, and an hour 24 of ``H`` is the next
+    day's midnight (:mod:`.clock_hours`; ``hours`` False: the pattern is one it rewrote already).
     """
-    hours = clock_hours.rewrite(java)
+    hours = clock_hours.rewrite(java) if hours else None
     if hours is not None:  # k / K: the text rewritten to HH / hh, read with the pattern without them
         if re.search(f"[{_WEEK_LETTERS}]", re.sub(r"'[^']*'", "", java)):
             msg = (f"{c.name}: the hour letters 'k' and 'K' with the week fields 'Y' and 'w' are not "
                    f"supported yet in '{java}'")
             raise c.fail(msg)
         plain, read = hours
-        return read(_java_time_parse(c, plain).replace("{0}", "__kh"))
+        return read(_java_time_parse(c, plain, hours=False).replace("{0}", "__kh"))
     weeks = _ignored_week_fields(c, java)
     # with them, a day of the year without a year is dropped too (java.time never resolves it)
     drop = _WEEK_LETTERS + ("D" if "y" not in re.sub(r"'[^']*'", "", java) else "") if weeks else ""

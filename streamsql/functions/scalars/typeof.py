@@ -51,7 +51,9 @@ from streamsql.functions.scalars import calls
 from streamsql.functions.scalars.registry import REGISTRY, Arg, Call, FunctionError, lookup, type_of
 
 VERIFIED = frozenset("""
-    ABS ACOS ASCII ASIN ATAN ATAN2 BIN CEIL CHAR_LENGTH COS COSH COT DAYOFMONTH DAYOFWEEK DAYOFYEAR
+    ABS ACOS ASCII ASIN ATAN ATAN2 BIN BITMAP_AND BITMAP_ANDNOT BITMAP_BUILD BITMAP_CARDINALITY
+    BITMAP_FROM_BYTES BITMAP_OR BITMAP_TO_ARRAY BITMAP_TO_BYTES BITMAP_TO_STRING BITMAP_XOR CEIL
+    CHAR_LENGTH COS COSH COT DAYOFMONTH DAYOFWEEK DAYOFYEAR
     ENCODE ENDSWITH EXP EXTRACT FLOOR GREATEST HASH_CODE HEX HOUR INSTR JSON_STRING LEAST LN LOG LOG10 LOG2
     LOWER MINUTE MONTH POSITION POWER QUARTER RADIANS REGEXP ROUND SECOND SIGN SIN SINH SQRT
     STARTSWITH TAN TANH TIMESTAMPADD TIMESTAMPDIFF TRUNCATE UPPER WEEK YEAR
@@ -61,7 +63,14 @@ type: each matches Flink 2.3's type, NOT NULL included, in the function conforma
 (tests/functions/flink_expected.json; ABS in the compat case typeof_columns), and none differs
 there (tests/functions/test_typeof.py checks both; HASH_CODE in tests/sql/flink_query_gaps). Others
 differ: MD5 is CHAR(32) in Flink, CHR, FROM_UNIXTIME, JSON_QUOTE, REGEXP_COUNT and REGEXP_INSTR are
-nullable over NOT NULL values."""
+nullable over NOT NULL values. The BITMAP functions: Flink 2.3's answers in
+tests/functions/funcs33_flink.json (scripts/flink_funcs33.py: BITMAP, BIGINT for the cardinality,
+BYTES, STRING, ARRAY<INT>, each NOT NULL iff the arguments are)."""
+
+NULLABLE_AS_ARGUMENTS = frozenset({"BITMAP_BUILD", "BITMAP_FROM_BYTES"})
+"""Built-ins of :data:`VERIFIED` whose registry NULL behaviour says more than :data:`NULL_IN_NULL_OUT`
+(NULL elements skipped, bad bytes fail the job) but whose result is NULL exactly when an argument
+is (Flink 2.3: ``TYPEOF(BITMAP_BUILD(ARRAY[1, 2]))`` is ``BITMAP NOT NULL``)."""
 
 NULL_IN_NULL_OUT = "NULL if any argument is NULL"
 """The registry's NULL behaviour whose nullability follows the arguments'."""
@@ -389,8 +398,15 @@ def _call_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) ->
         if result.precision != 3:
             raise FunctionError(_NOT_CERTAIN + f"{name} at precision {result.precision} is not", n)
         return result.with_nullable(True)
+    built = fn is not None and fn is REGISTRY.get(name) and name == "BITMAP_BUILD" and len(args) == 1
+    if built and isinstance(args[0], exp.Array):  # Calcite's ARRAY[..] is NOT NULL, whatever its elements
+        for a in args[0].expressions:
+            flink_type(a, bind)  # refuses what is refused inside
+        bind(n)
+        return SqlType("BITMAP", nullable=False)
     if (fn is None or fn is not REGISTRY.get(name) or fn.names[0] not in VERIFIED
-            or fn.nulls != NULL_IN_NULL_OUT or not args or not fn.deterministic):
+            or (fn.nulls != NULL_IN_NULL_OUT and fn.names[0] not in NULLABLE_AS_ARGUMENTS) or not args
+            or not fn.deterministic):
         msg = _NOT_CERTAIN + f"{name} is not one of those functions (listed in docs/functions.md)"
         raise FunctionError(msg, n)
     types = [flink_type(a, bind) for a in args]

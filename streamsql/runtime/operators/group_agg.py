@@ -52,6 +52,7 @@ from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates, key_values
 from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec
 from streamsql.functions.distinct_ttl import CountDistinctTtl
+from streamsql.functions.variance import VARIANCE_FUNCTIONS
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.base import Operator, OperatorContext, state_ttl
 from streamsql.runtime.operators.group_agg_rows import flink_parts, results_equal
@@ -108,6 +109,10 @@ def _quoted(schema: pa.Schema, n: int) -> list[str]:
     return ['"' + schema.names[i].replace('"', '""') + '"' for i in range(n)]
 
 
+_VARIANCE_DISTINCT = frozenset(c.func for c in VARIANCE_FUNCTIONS if c.func.endswith("_distinct"))
+"""VAR_*/STDDEV_*(DISTINCT ...): a distinct view, whose values expire with the key only."""
+
+
 class GroupAggBase(Operator):
     """What both GROUP BY operators share: the composed calls, their partial query, the cache.
 
@@ -144,9 +149,10 @@ class GroupAggBase(Operator):
             # Flink's filtered calls over one value share that value's distinct-view entry (and its
             # write time); here a filtered call is a call over its own CASE expression.
             self.state_ttl_missing = "a GROUP BY with several COUNT(DISTINCT ...) calls"
-        if any(a.func in DISTINCT_FUNCTIONS.values() for a in aggs):
+        if any(a.func in DISTINCT_FUNCTIONS.values() or a.func in _VARIANCE_DISTINCT for a in aggs):
             # Flink's distinct view expires its values on their own (as CountDistinctTtl does)
-            self.state_ttl_missing = "a GROUP BY with SUM(DISTINCT ...) or AVG(DISTINCT ...)"
+            self.state_ttl_missing = ("a GROUP BY with SUM(DISTINCT ...), AVG(DISTINCT ...) or "
+                                      "VAR_*/STDDEV_*(DISTINCT ...)")
         keys = _quoted(input_schema, num_keys)
         # rows one batch groups share one state key: DOUBLE keys by Java's equals, as encode_keys
         group_by = group_by_items(keys, input_schema.types[:num_keys])
