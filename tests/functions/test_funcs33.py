@@ -23,7 +23,9 @@ import pytest
 from streamsql import StreamEnvironment
 from streamsql.core.errors import StreamSQLError
 from streamsql.output import print_result
-from tests.functions.test_bitmap import TSRC_ROWS, _cause, _execute, _fold, _text
+from tests.functions.bitmap_oracle import TSRC_ROWS
+from tests.functions.bitmap_oracle import collected_text as _text
+from tests.functions.test_bitmap import _cause, _execute, _fold
 
 FLINK = json.loads((Path(__file__).parent / "funcs33_flink.json").read_text())
 MTAB_ROWS = ['{"k": "a", "m": {"x": 2, "y": 1}}', '{"k": "b", "m": {}}', '{"k": "c", "m": null}']
