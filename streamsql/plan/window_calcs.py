@@ -52,11 +52,13 @@ class WindowInput:
     attached: bool
 
 
-def window_input(node: PlanNode, is_tvf) -> WindowInput | None:
+def window_input(node: PlanNode, is_tvf, used: set[str] | None = None) -> WindowInput | None:
     """``node`` as a window TVF under zero or more Calcs, or None when it is not one.
 
     ``is_tvf(n)`` says whether ``n`` is a window TVF node (passed in: the node class lives in
-    :mod:`streamsql.plan.windows`, which imports this module).
+    :mod:`streamsql.plan.windows`, which imports this module). ``used`` are the columns of ``node``
+    the query reads (None: all); an item that computes from a window column but that nothing reads
+    does not make the aggregate window-attached (Flink prunes it first).
     """
     calcs: list[CalcNode] = []
     while isinstance(node, CalcNode):
@@ -64,16 +66,22 @@ def window_input(node: PlanNode, is_tvf) -> WindowInput | None:
         node = node.inputs[0]
     if not is_tvf(node):
         return None
+    reads = [used]  # per Calc, top first: the columns of its output that are read
+    for upper in calcs[:-1]:
+        texts = [e for n, e in upper.query.items if reads[-1] is None or n in reads[-1]]
+        texts.append(upper.query.condition or "")
+        reads.append({n for n in upper.query.input_schema.names if any(quote(n) in t for t in texts)})
     calcs.reverse()
+    reads.reverse()
     columns = {w: w for w in WINDOW_COLUMNS}
     attached = False
-    for calc in calcs:
+    for calc, read in zip(calcs, reads):
         refs = {quote(n): kind for n, kind in columns.items()}
         passed = {}
         for name, expr in calc.query.items:
             if expr in refs:
                 passed.setdefault(name, refs[expr])
-            elif any(r in expr for r in refs):
+            elif any(r in expr for r in refs) and (read is None or name in read):
                 attached = True
         cond = calc.query.condition
         if cond is not None and any(r in cond for r in refs):
@@ -86,14 +94,15 @@ def push_below(planner, window: WindowInput) -> tuple[PlanNode, str]:
     """The Calcs of ``window`` rebuilt over the TVF's input, without the window columns.
 
     Each keeps its filter and its other items (of the same names and types) and carries the time
-    attribute on (under its own name, or :data:`PUSHED_ROWTIME` when a column has it). Returns the top node and its time attribute column.
+    attribute on (under its own name, or :data:`PUSHED_ROWTIME` when a column has it). Returns
+    the top node and its time attribute column.
     Only for Calcs that refer to no window column (``window.attached`` False).
     """
     node, rowtime = window.tvf.inputs[0], window.tvf.rowtime
     windows = set(WINDOW_COLUMNS)
     for calc in window.calcs:
         refs = {quote(n) for n in windows}
-        kept = [(n, e) for n, e in calc.query.items if e not in refs]
+        kept = [(n, e) for n, e in calc.query.items if not any(r in e for r in refs)]  # unread if so
         windows = {n for n, e in calc.query.items if e in refs}
         types = {n: calc.sql_schema.fields[calc.schema.get_field_index(n)].type for n, _ in kept}
         passed = [n for n, e in kept if e == quote(rowtime)]

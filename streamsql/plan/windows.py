@@ -66,6 +66,7 @@ from streamsql.plan.scope import Scope, ScopeColumn, generated_column, position_
 from streamsql.plan.specs import WindowSpec, window_zone
 from streamsql.plan.window_calcs import WINDOW_COLUMNS, WindowInput, push_below, window_input
 from streamsql.sql import nodes as tvf
+
 _UNIT_MS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
 _SPAN_ORDER = ["DAY", "HOUR", "MINUTE", "SECOND"]
 
@@ -382,13 +383,15 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     set number, over the Expand of its input, as Flink 2.3 plans it (one row per window and set,
     insert-only).
     """
-    window = window_input(node, lambda n: isinstance(n, WindowTableFunctionNode))
+    window = window_input(node, lambda n: isinstance(n, WindowTableFunctionNode),
+                          _read_columns(sel, items, scope))
     if window is None or (window.calcs and window.tvf.spec.kind == "SESSION"):
         return None
     tvf_node = window.tvf
     where = sel.args.get("where")
     if where is not None and tvf_node.spec.kind != "SESSION" \
-            and any(c.name in window.columns for c in resolve_columns(where.this, scope).find_all(exp.Column)):
+            and any(c.name in window.columns
+                    for c in resolve_columns(where.this, scope).find_all(exp.Column)):
         window.attached = True  # a WHERE on window columns: Flink's window-attached aggregate
 
     def _is_window_col(n: exp.Expression) -> bool:  # a column passing a window column on
@@ -435,7 +438,8 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
         planner._fail(sel.args["from_"].this,
                       "Window aggregation over an updating input is not supported yet")
     other = [k for k in keys if not _is_window_col(k)]
-    _no_window_cols(planner, other + ([resolve_columns(where.this, scope)] if where and not window.attached else []),
+    checked_where = [resolve_columns(where.this, scope)] if where and not window.attached else []
+    _no_window_cols(planner, other + checked_where,
                     "WHERE and non-window GROUP BY keys", _is_window_col)
     if tvf_node.partition_by:
         names = {k.name for k in other if isinstance(k, exp.Column)}
@@ -454,6 +458,24 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
                                   other, wt_type,
                                   lambda n: window_col[window.columns[n.name]] if _is_window_col(n) else None,
                                   sets, window_nulls, (grouping_index, grouping_sets_all))
+
+
+def _read_columns(sel: exp.Select, items: list[exp.Expression], scope: Scope) -> set[str]:
+    """The (internal) names of the input columns a SELECT reads.
+
+    Those of its list (``items``, stars expanded), WHERE, GROUP BY and HAVING; a name that is no
+    input column (a SELECT alias in GROUP BY) is skipped.
+    """
+    from streamsql.core.errors import SqlError
+
+    names = set()
+    for part in [*items, sel.args.get("where"), sel.args.get("group"), sel.args.get("having")]:
+        for col in part.find_all(exp.Column) if part is not None else ():
+            try:
+                names.add(resolve_columns(col.copy(), scope).name)
+            except SqlError:
+                continue
+    return names
 
 
 def _attached_aggregate(planner, sel: exp.Select, items: list[exp.Expression], node: PlanNode, scope: Scope,
@@ -477,8 +499,8 @@ def _attached_aggregate(planner, sel: exp.Select, items: list[exp.Expression], n
                       f"is not supported yet")
     names = {window.columns[k.name]: k for k in keys if k not in other}
     start, end = names["window_start"], names["window_end"]
-    run = WindowSpec("TUMBLE", size=spec.size if spec.kind == "TUMBLE" else spec.slide,
-                     offset=spec.offset % (spec.size if spec.kind == "TUMBLE" else spec.slide), zone=spec.zone)
+    size = spec.size if spec.kind == "TUMBLE" else spec.slide
+    run = WindowSpec("TUMBLE", size=size, offset=spec.offset % size, zone=spec.zone)
     window_col = {"window_start": f"__k{len(other)}", "window_end": "__we", "window_time": "__wt"}
     out, out_scope = build_window_aggregate(
         planner, sel, items, node, scope, cond, run, end.name, other + [start], wt_type,
@@ -488,7 +510,8 @@ def _attached_aggregate(planner, sel: exp.Select, items: list[exp.Expression], n
     agg = out
     while not isinstance(agg, WindowAggNode):
         agg = agg.inputs[0]
-    agg.window_text = spec.describe("").replace("time_col=[]", f"win_start=[{start.name}], win_end=[{end.name}]")
+    attached = f"win_start=[{start.name}], win_end=[{end.name}]"
+    agg.window_text = spec.describe("").replace("time_col=[]", attached)
     return out, out_scope
 
 
