@@ -55,6 +55,8 @@ QUERIES = [
     f"TIMESTAMP '2024-01-01 00:00:00' {W}",
     f"SELECT x, COUNT(*) FROM (SELECT window_start + INTERVAL '1' HOUR AS x FROM {T}) GROUP BY x",
     f"SELECT window_start, COUNT(*) FROM (SELECT window_start, v FROM {T} WHERE v > 0) GROUP BY window_start",
+    f"SELECT window_start, window_end, k, COUNT(*) FROM (SELECT * FROM {T} WHERE v > 0) {W}, ROLLUP(k)",
+    f"SELECT window_start, window_end, k, COUNT(*) FROM {T} WHERE window_start > ts {W}, ROLLUP(k)",
 ]
 
 

@@ -409,7 +409,7 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
         if {"window_start", "window_end"} <= {window.columns[all_keys[i].name] for i in windowed}:
             for e, members in enumerate(grouping[1]):
                 held = {window.columns[all_keys[i].name] for i in members if i in windowed}
-                if not held & {"window_start", "window_end"} and node.spec.kind != "SESSION":
+                if not held & {"window_start", "window_end"} and tvf_node.spec.kind != "SESSION":
                     return None  # a set without the window: a GroupAggregate over the TVF's rows (Flink's)
                 for i in windowed:  # NULL in that set's rows
                     if window.columns[all_keys[i].name] not in held:
@@ -429,7 +429,7 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
             planner._fail(group or sel,
                           "A SESSION window aggregation must GROUP BY window_start, window_end [, keys]")
         return None
-    if grouping is not None and node.spec.kind == "SESSION":  # Flink 2.3 sessions all rows together there
+    if grouping is not None and tvf_node.spec.kind == "SESSION":  # Flink 2.3 sessions all rows together there
         construct = next(g for g in group.expressions if isinstance(g, GROUPING_CONSTRUCTS))
         planner._fail(construct, "GROUPING SETS, ROLLUP and CUBE in a SESSION window aggregation are not "
                                  "supported yet (Flink 2.3 forms the sessions over all rows, not per key, "

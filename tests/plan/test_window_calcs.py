@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from streamsql.core.errors import SqlError
+
 FLINK = json.loads((Path(__file__).parent / "window_calcs_flink.json").read_text())
 DDL = ("CREATE TEMPORARY VIEW fv AS SELECT * FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), "
        "INTERVAL '1' MINUTE)) WHERE v > 0")
@@ -37,8 +39,17 @@ def env(planning_env):
     return env
 
 
+#: Flink plans these, StreamSQL refuses them (not supported yet, docs/windows.md): the words.
+REFUSED_HERE = {q: "window columns a WHERE or a projection refers to is not supported yet"
+                for q in FLINK if "ROLLUP" in q and "WHERE window_start" in q}
+
+
 @pytest.mark.parametrize("query", list(FLINK))
 def test_window_aggregate_through_calcs_as_flink(env, query):
+    if query in REFUSED_HERE:
+        with pytest.raises(SqlError, match=REFUSED_HERE[query]):
+            env.execute_sql(f"EXPLAIN {query}")
+        return
     plan = env.execute_sql(f"EXPLAIN {query}").message
     expected = FLINK[query]
     assert kind(plan) == expected
