@@ -64,9 +64,9 @@ from streamsql.plan.ordered_aggs import reject_unmerged, reject_window_distinct
 from streamsql.plan.python_udfs import reject_unmerged_python_aggregates
 from streamsql.plan.scope import Scope, ScopeColumn, generated_column, position_of
 from streamsql.plan.specs import WindowSpec, window_zone
+from streamsql.plan.window_calcs import WINDOW_COLUMNS, WindowInput, push_below, window_input
 from streamsql.sql import nodes as tvf
 
-WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
 _UNIT_MS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
 _SPAN_ORDER = ["DAY", "HOUR", "MINUTE", "SECOND"]
 
@@ -110,14 +110,17 @@ class WindowAggNode(PlanNode):
     aggs: list = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     rowtime: str = ""
+    window_text: str = ""  # EXPLAIN's window when not ``spec`` over ``rowtime`` (a window-attached input)
 
     kind: ClassVar[str] = "window-agg"
     stateful: ClassVar[bool] = True
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
-        keys = ", ".join(self.display.get(n, n) for n in self.schema.names[: self.num_keys])
-        return (f"WindowAggregate(groupBy=[{keys}], window=[{self.spec.describe(self.rowtime)}], "
+        grouped = self.num_keys - bool(self.window_text)  # an attached window_start key is the window's
+        keys = ", ".join(self.display.get(n, n) for n in self.schema.names[:grouped])
+        window = self.window_text or self.spec.describe(self.rowtime)
+        return (f"WindowAggregate(groupBy=[{keys}], window=[{window}], "
                 f"select=[{select_list(self, keys)}], changelog=[{self.mode}])")
 
 
@@ -380,8 +383,19 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     set number, over the Expand of its input, as Flink 2.3 plans it (one row per window and set,
     insert-only).
     """
-    if not isinstance(node, WindowTableFunctionNode):
+    window = window_input(node, lambda n: isinstance(n, WindowTableFunctionNode),
+                          _read_columns(sel, items, scope))
+    if window is None or (window.calcs and window.tvf.spec.kind == "SESSION"):
         return None
+    tvf_node = window.tvf
+    where = sel.args.get("where")
+    if where is not None and tvf_node.spec.kind != "SESSION" \
+            and any(c.name in window.columns
+                    for c in resolve_columns(where.this, scope).find_all(exp.Column)):
+        window.attached = True  # a WHERE on window columns: Flink's window-attached aggregate
+
+    def _is_window_col(n: exp.Expression) -> bool:  # a column passing a window column on
+        return isinstance(n, exp.Column) and not isinstance(n.this, exp.Star) and n.name in window.columns
 
     group = sel.args.get("group")
     sets = None
@@ -392,13 +406,14 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     else:
         all_keys = [resolve_columns(g, scope) for g in grouping[0]]
         windowed = {i for i, k in enumerate(all_keys) if _is_window_col(k)}
-        if {"window_start", "window_end"} <= {all_keys[i].name for i in windowed}:
+        if {"window_start", "window_end"} <= {window.columns[all_keys[i].name] for i in windowed}:
             for e, members in enumerate(grouping[1]):
-                held = {all_keys[i].name for i in members if i in windowed}
-                if not held & {"window_start", "window_end"} and node.spec.kind != "SESSION":
+                held = {window.columns[all_keys[i].name] for i in members if i in windowed}
+                if not held & {"window_start", "window_end"} and tvf_node.spec.kind != "SESSION":
                     return None  # a set without the window: a GroupAggregate over the TVF's rows (Flink's)
-                for name in {all_keys[i].name for i in windowed} - held:  # NULL in that set's rows
-                    window_nulls.setdefault(name, []).append(e)
+                for i in windowed:  # NULL in that set's rows
+                    if window.columns[all_keys[i].name] not in held:
+                        window_nulls.setdefault(all_keys[i].name, []).append(e)
         keys = [k for i, k in enumerate(all_keys) if i in windowed]
         at = {old: new for new, old in enumerate(i for i in range(len(all_keys)) if i not in windowed)}
         sets = [tuple(at[i] for i in s if i in at) for s in grouping[1]]
@@ -408,13 +423,13 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
         grouping_index = {**{all_keys[i].sql(): j for i, j in at.items()},
                           **{all_keys[i].sql(): j for i, j in window_at.items()}}
         grouping_sets_all = [tuple(at[i] if i in at else window_at[i] for i in s) for s in grouping[1]]
-    wkeys = {k.name for k in keys if _is_window_col(k)}
+    wkeys = {window.columns[k.name] for k in keys if _is_window_col(k)}
     if not {"window_start", "window_end"} <= wkeys:
-        if node.spec.kind == "SESSION":
+        if tvf_node.spec.kind == "SESSION":
             planner._fail(group or sel,
                           "A SESSION window aggregation must GROUP BY window_start, window_end [, keys]")
         return None
-    if grouping is not None and node.spec.kind == "SESSION":  # Flink 2.3 sessions all rows together there
+    if grouping is not None and tvf_node.spec.kind == "SESSION":  # Flink 2.3 sessions all rows together there
         construct = next(g for g in group.expressions if isinstance(g, GROUPING_CONSTRUCTS))
         planner._fail(construct, "GROUPING SETS, ROLLUP and CUBE in a SESSION window aggregation are not "
                                  "supported yet (Flink 2.3 forms the sessions over all rows, not per key, "
@@ -423,22 +438,81 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
         planner._fail(sel.args["from_"].this,
                       "Window aggregation over an updating input is not supported yet")
     other = [k for k in keys if not _is_window_col(k)]
-    where = sel.args.get("where")
-    _no_window_cols(planner, [k for k in other] + ([resolve_columns(where.this, scope)] if where else []),
-                    "WHERE and non-window GROUP BY keys")
-    if node.partition_by:
+    checked_where = [resolve_columns(where.this, scope)] if where and not window.attached else []
+    _no_window_cols(planner, other + checked_where,
+                    "WHERE and non-window GROUP BY keys", _is_window_col)
+    if tvf_node.partition_by:
         names = {k.name for k in other if isinstance(k, exp.Column)}
-        missing = [p for p in node.partition_by if p not in names]
+        missing = [p for p in tvf_node.partition_by if p not in names]
         if missing:
             planner._fail(group, f"The SESSION's PARTITION BY keys must be GROUP BY keys too; missing: "
                                  f"{', '.join(missing)}")
-    if node.spec.kind == "HOP":
+    if tvf_node.spec.kind == "HOP":
         _no_sum_distinct(planner, sel, items)
+    wt_type = tvf_node.schema.field("window_time").type
+    if window.attached:
+        return _attached_aggregate(planner, sel, items, node, scope, cond, window, keys, other, wt_type, sets)
     window_col = dict(zip(WINDOW_COLUMNS, ("__ws", "__we", "__wt")))
-    return build_window_aggregate(planner, sel, items, node.inputs[0], scope, cond, node.spec, node.rowtime,
-                                  other, node.schema.field("window_time").type,
-                                  lambda n: window_col[n.name] if _is_window_col(n) else None, sets,
-                                  window_nulls, (grouping_index, grouping_sets_all))
+    source, rowtime = push_below(planner, window) if window.calcs else (tvf_node.inputs[0], tvf_node.rowtime)
+    return build_window_aggregate(planner, sel, items, source, scope, cond, tvf_node.spec, rowtime,
+                                  other, wt_type,
+                                  lambda n: window_col[window.columns[n.name]] if _is_window_col(n) else None,
+                                  sets, window_nulls, (grouping_index, grouping_sets_all))
+
+
+def _read_columns(sel: exp.Select, items: list[exp.Expression], scope: Scope) -> set[str]:
+    """The (internal) names of the input columns a SELECT reads.
+
+    Those of its list (``items``, stars expanded), WHERE, GROUP BY and HAVING; a name that is no
+    input column (a SELECT alias in GROUP BY) is skipped.
+    """
+    from streamsql.core.errors import SqlError
+
+    names = set()
+    for part in [*items, sel.args.get("where"), sel.args.get("group"), sel.args.get("having")]:
+        for col in part.find_all(exp.Column) if part is not None else ():
+            try:
+                names.add(resolve_columns(col.copy(), scope).name)
+            except SqlError:
+                continue
+    return names
+
+
+def _attached_aggregate(planner, sel: exp.Select, items: list[exp.Expression], node: PlanNode, scope: Scope,
+                        cond: str | None, window: WindowInput, keys: list[exp.Expression],
+                        other: list[exp.Expression], wt_type: pa.DataType, sets) -> tuple[PlanNode, Scope]:
+    """The window aggregate over rows that carry their window, as Flink's window-attached one.
+
+    Keyed by ``other`` and the rows' ``window_start``; each row's time is its ``window_end - 1 ms``,
+    in tumbling windows of the slide (HOP), step (CUMULATE) or size (TUMBLE) at the same offset, so
+    the window of the row's end fires when the watermark reaches ``window_end - 1`` and a row of a
+    fired window is late (dropped), as Flink's (:mod:`streamsql.plan.window_calcs`).
+
+    Raises:
+        SqlError: grouping sets or a processing-time window there (not supported yet).
+    """
+    spec = window.tvf.spec
+    if sets is not None or spec.proctime:
+        what = "GROUPING SETS, ROLLUP and CUBE" if sets is not None else "A processing-time window"
+        planner._fail(sel.args.get("group") or sel,
+                      f"{what} over a window TVF whose window columns a WHERE or a projection refers to "
+                      f"is not supported yet")
+    names = {window.columns[k.name]: k for k in keys if k not in other}
+    start, end = names["window_start"], names["window_end"]
+    size = spec.size if spec.kind == "TUMBLE" else spec.slide
+    run = WindowSpec("TUMBLE", size=size, offset=spec.offset % size, zone=spec.zone)
+    window_col = {"window_start": f"__k{len(other)}", "window_end": "__we", "window_time": "__wt"}
+    out, out_scope = build_window_aggregate(
+        planner, sel, items, node, scope, cond, run, end.name, other + [start], wt_type,
+        lambda n: window_col[window.columns[n.name]]
+        if isinstance(n, exp.Column) and n.name in window.columns else None,
+        ts_sql=f"{quote(end.name)} - INTERVAL 1 MILLISECOND")
+    agg = out
+    while not isinstance(agg, WindowAggNode):
+        agg = agg.inputs[0]
+    attached = f"win_start=[{start.name}], win_end=[{end.name}]"
+    agg.window_text = spec.describe("").replace("time_col=[]", attached)
+    return out, out_scope
 
 
 def _no_sum_distinct(planner, sel: exp.Select, items: list[exp.Expression]) -> None:
@@ -468,7 +542,7 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
                            window_col, sets: list[tuple[int, ...]] | None = None,
                            window_nulls: dict[str, list[int]] | None = None,
                            grouping: tuple[dict[str, int] | None, list[tuple[int, ...]] | None]
-                           = (None, None),
+                           = (None, None), ts_sql: str | None = None,
                            ) -> tuple[PlanNode, Scope]:
     """The window aggregate over ``source`` and its post-projection (see module docstring).
 
@@ -495,6 +569,7 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
             (the rows are still one per window, as Flink 2.3's).
         grouping: GROUPING()'s key index (the keys' SQL, window columns too) and the sets over it,
             or ``(None, None)``: ``keys`` and ``sets``.
+        ts_sql: the DuckDB SQL of the rows' time, when not the ``rowtime`` column itself.
 
     Raises:
         SqlError: a window column used in an aggregate argument; aggregate errors.
@@ -510,7 +585,7 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
     num_keys = len(keys) + (sets is not None)
     if sets is not None:  # the grouping set's number: a key, as Flink's $e
         pre.append(("__e", "CAST(0 AS INTEGER)"))
-    pre.append(("__ts", quote(rowtime)))
+    pre.append(("__ts", ts_sql or quote(rowtime)))
     specs_raw = [planner._agg_arguments(pre, c, INSERT_ONLY, keys=sets is None) for c in calls.values()]
     if sets is None:
         pre_node = planner._calc(source, pre, cond)
