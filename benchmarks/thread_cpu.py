@@ -39,8 +39,8 @@ from benchmarks.common import BOOTSTRAP, create_topic, delete_topics, end_offset
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def thread_cpu() -> dict[str, tuple[str, float]]:
-    """``{tid: (name, user + sys s)}`` of this process's live threads."""
+def thread_cpu() -> dict[str, tuple[str, float, float]]:
+    """``{tid: (name, user + sys s, sys s)}`` of this process's live threads."""
     out = {}
     for task in Path("/proc/self/task").iterdir():
         try:
@@ -49,7 +49,7 @@ def thread_cpu() -> dict[str, tuple[str, float]]:
             continue
         fields = stat[stat.rindex(")") + 2:].split()
         name = stat[stat.index("(") + 1:stat.rindex(")")]
-        out[task.name] = (name, (int(fields[11]) + int(fields[12])) / TICK)
+        out[task.name] = (name, (int(fields[11]) + int(fields[12])) / TICK, int(fields[12]) / TICK)
     return out
 
 
@@ -64,7 +64,7 @@ def run_one(who: str, workload: str, topic: str, sink: dict, src: dict, cfg: dic
             "sink_options": sink, "source_options": src, "streamsql_config": cfg}
     res = {"t_first": None, "events": 0, "produced": 0, "checkpoint_ms": []}
     submitted: list[float] = []
-    last: dict[str, tuple[str, float]] = {}  # a thread's last reading: threads end before the run does
+    last: dict[str, tuple[str, float, float]] = {}  # a thread's last reading: threads end before the run does
     stop = threading.Event()
 
     def sample() -> None:
@@ -89,15 +89,17 @@ def run_one(who: str, workload: str, topic: str, sink: dict, src: dict, cfg: dic
 
 
 def report(who: str, workload: str, rep: dict) -> str:
-    """One line per run: rate, CPU-µs per event by thread group."""
+    """One line per run: rate, CPU-µs per event by thread group, and the kernel's (sys) share of it."""
     ev = rep["events"]
-    per = {tid: (name, cpu / ev * 1e6) for tid, (name, cpu) in rep["threads"].items()}
+    per = {tid: (name, cpu / ev * 1e6) for tid, (name, cpu, *_) in rep["threads"].items()}
+    sys_s = sum(t[2] for t in rep["threads"].values() if len(t) > 2)
     python = sum(v for name, v in per.values() if not name.startswith("rdk:"))
     rdk = [f"{name}#{tid} {v:.2f}" for tid, (name, v) in sorted(per.items(), key=lambda x: int(x[0]))
            if name.startswith("rdk:") and v >= 0.01]
     total = sum(v for _, v in per.values())
     startup = "" if rep["startup_cpu_s"] is None else f", start-up {rep['startup_cpu_s']:.2f} CPU-s"
-    return (f"{who:9s} {workload}: {ev / rep['wall_s']:,.0f} ev/s, {total:.2f} CPU-µs/event{startup}; "
+    return (f"{who:9s} {workload}: {ev / rep['wall_s']:,.0f} ev/s, {total:.2f} CPU-µs/event "
+            f"(sys {sys_s / ev * 1e6:.2f}){startup}; "
             f"Python threads {python:.2f}, " + ", ".join(rdk))
 
 

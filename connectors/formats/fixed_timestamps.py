@@ -1,36 +1,25 @@
-"""Timestamp text of one fixed width read with numpy: the common case of the JSON/CSV fast path.
+"""Timestamp text of one fixed width: a numpy check and Arrow's cast, the JSON/CSV fast path's common case.
 
-The general path (an RE2 check of every value, then Arrow's string → timestamp cast) costs
-~0.13 CPU-µs per value; here ~0.07 (benchmarks/README.md, session 25). When every value has the
-same width and a date from 1677-09-22 to 2262-04-10 (the nanosecond range), each field sits at a fixed byte
-position and numpy checks the bytes and does the calendar arithmetic (H. Hinnant's
-``days_from_civil``, proleptic Gregorian as ``java.time``). Anything else — a NULL, mixed
-widths, a field out of range, a day past its month's end, ``24:00:00`` — answers None and the
-caller takes the general path, which decides as before: this only ever gives the value that
-path gives.
+The general path (an RE2 check of every value that the text has the shape Arrow's string →
+timestamp cast reads as Flink does, then that cast) costs ~0.13 CPU-µs per value, nearly all of
+it the RE2 check. When every value has the same width, each field sits at a fixed byte position,
+so numpy checks the shape instead (the separators at their positions, a digit everywhere else:
+what the RE2 pattern says for that width), and Arrow's cast reads the values —
+the general path's own cast, so its values (~0.015 µs per value; numpy's calendar arithmetic
+before it, sessions 25–33, took 0.04–0.08: benchmarks/README.md, session 34). Anything else — a
+NULL, mixed widths, or text the cast refuses (a day past its month's end, ``24:00:00``, second 60,
+a time beyond int64 nanoseconds) — answers None and the caller takes the
+general path, which decides as before: this only ever gives the value that path gives.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-_NS_PER_DAY = 86_400 * 10**9
 _DIGIT_POS = (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18)  # of "yyyy-MM-dd HH:mm:ss"
 _SEPS = ((4, 45), (7, 45), (13, 58), (16, 58))  # '-', '-', ':', ':'
-_MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], np.int64)
-#: Epoch days 1677-09-22 and 2262-04-11: every timestamp of a day between them (that one
-#: excluded) fits int64 nanoseconds.
-_MIN_DAY, _END_DAY = -106_751, 106_751
-
-
-def days_from_civil(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """Epoch days of proleptic Gregorian dates (int64 arrays; ``LocalDate.toEpochDay``)."""
-    y = y - (m <= 2)
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * np.where(m > 2, m - 3, m + 9) + 2) // 5 + d - 1
-    return era * 146_097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719_468
 
 
 def _rows(text: pa.Array) -> np.ndarray | None:
@@ -69,28 +58,13 @@ def parse_fixed(text: pa.Array | pa.ChunkedArray, sep: int, zulu: bool) -> pa.Ar
     for at, byte in marks:
         if not (rows[:, at] == byte).all():
             return None
-    digit_at = list(_DIGIT_POS) + list(range(20, 20 + max(frac, 0)))
-    digits = rows[:, digit_at].astype(np.int64) - 48
-    if ((digits < 0) | (digits > 9)).any():
+    digits = rows[:, list(_DIGIT_POS) + list(range(20, 20 + max(frac, 0)))] - np.uint8(48)  # wraps below '0'
+    if (digits > 9).any():
         return None
-
-    def number(lo: int, hi: int) -> np.ndarray:
-        out = digits[:, lo]
-        for k in range(lo + 1, hi):
-            out = out * 10 + digits[:, k]
-        return out
-
-    y, mo, d = number(0, 4), number(4, 6), number(6, 8)
-    h, mi, s = number(8, 10), number(10, 12), number(12, 14)
-    if ((mo < 1) | (mo > 12) | (d < 1) | (h > 23) | (mi > 59) | (s > 59)).any():
+    if zulu:
+        text = pc.utf8_slice_codeunits(text, 0, -1)  # the 'Z', as the general path
+    try:
+        ns = text.cast(pa.timestamp("ns"))  # the general path's cast: its values, its refusals
+    except pa.ArrowInvalid:
         return None
-    last = _MONTH_DAYS[mo] + ((mo == 2) & (y % 4 == 0) & ((y % 100 != 0) | (y % 400 == 0)))
-    if (d > last).any():
-        return None
-    days = days_from_civil(y, mo, d)
-    if int(days.min()) < _MIN_DAY or int(days.max()) >= _END_DAY:
-        return None
-    ns = days * _NS_PER_DAY + ((h * 60 + mi) * 60 + s) * 10**9
-    if frac > 0:
-        ns += number(14, 14 + frac) * 10 ** (9 - frac)
-    return pa.array(ns, pa.timestamp("ns", tz="UTC") if zulu else pa.timestamp("ns"))
+    return ns.cast(pa.timestamp("ns", tz="UTC")) if zulu else ns

@@ -15,6 +15,7 @@ upserts, tombstones), the session *how* it reaches Kafka.
 
 from __future__ import annotations
 
+import random
 import time
 from typing import Any, Callable
 
@@ -46,6 +47,11 @@ _CONFLICTS_WITH_IDEMPOTENCE = {
     "retries": lambda v: int(v) == 0,
     "message.send.max.retries": lambda v: int(v) == 0,
 }
+
+
+#: The librdkafka keys that choose the partition of a message without a key: when the table sets one,
+#: librdkafka's partitioner places each such message (:meth:`ProducerSession.produce_many`).
+_UNKEYED_PARTITIONER_KEYS = ("partitioner", "sticky.partitioning.linger.ms")
 
 
 def producer_props(table: TableDef, guarantee: str) -> dict[str, Any]:
@@ -113,6 +119,10 @@ class ProducerSession:
             self.txn = KafkaTransactions.for_context(ctx)
         self.handle: ProducerHandle | None = None
         self._closed = False
+        #: the last partition given to a batch of rows without a key, by topic (None: not chosen
+        #: here; the table names librdkafka's partitioner); set by the first :meth:`produce_many`
+        self._unkeyed: dict[str, int] | None = None
+        self._unkeyed_set = False
 
     @property
     def transactional(self) -> bool:
@@ -199,6 +209,17 @@ class ProducerSession:
         ``topic``: where to (None: the sink's one topic); a topic the sink has not written yet is
         looked up first (:meth:`partitions`).
 
+        Messages without a key and without a partition (``partition`` -1: ``'sink.partitioner'`` =
+        ``'default'``) all go to one partition per call, the topic's partitions in turn from a
+        random one (:meth:`_unkeyed_partition`): the sticky placement of Flink's sink (the Java
+        producer's default partitioner keeps a partition for the records without a key until a
+        batch is full, KIP-480/KIP-794), where librdkafka's own partitioner (sticky too, for
+        ``sticky.partitioning.linger.ms`` = 10 ms) costs a lookup and a lock per message
+        (``rd_kafka_produce_batch`` with a partition enqueues the whole batch at once: 0.34 → 0.24
+        CPU-µs per message, ``benchmarks/README.md``, session 34). A table that sets librdkafka's
+        ``'properties.partitioner'`` or ``'properties.sticky.partitioning.linger.ms'`` keeps
+        librdkafka's placement.
+
         Raises:
             ConfigError: ``topic`` does not exist (and is not to be created).
             ExecutionError: for a Kafka error (e.g. message too large, producer fenced).
@@ -207,7 +228,23 @@ class ProducerSession:
             topic = self.topic
         elif topic not in self._partitions:
             self.partitions(topic)
+        if partition < 0 and keys is None:
+            partition = self._unkeyed_partition(topic)
         self.handle.produce_many(topic, keys, values, partition, timestamps, headers)
+
+    def _unkeyed_partition(self, topic: str) -> int:
+        """The partition of the next batch of messages without a key (-1: librdkafka's partitioner)."""
+        if not self._unkeyed_set:
+            user = librdkafka_props(self.table.options, table_prefix(self.table), "producer")
+            self._unkeyed = None if any(k in user for k in _UNKEYED_PARTITIONER_KEYS) else {}
+            self._unkeyed_set = True
+        if self._unkeyed is None:
+            return -1
+        n = self.partitions(topic)  # as of the first write (a topic's partitions grow only by ALTER)
+        last = self._unkeyed.get(topic)
+        turn = random.randrange(n) if last is None else (last + 1) % n
+        self._unkeyed[topic] = turn
+        return turn
 
     def pre_commit(self) -> None:
         """The barrier: flush (guarantee ``none``: only serve delivery reports).

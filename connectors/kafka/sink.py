@@ -22,7 +22,9 @@ Flink's ``KafkaDynamicSink``, which takes its changelog mode from the format, an
 is then written as the format's change events (+I/+U as ``"op": "c"``, -U/-D as ``"op": "d"``),
 -U rows included. Use ``upsert-kafka`` for an updating result in any other format. Keys come from
 ``'key.format'`` + ``'key.fields'``; without them messages have no key. ``'sink.partitioner'``
-= ``fixed`` writes every row of a task to partition ``task_index % partitions`` (of the row's topic).
+= ``fixed`` writes every row of a task to partition ``task_index % partitions`` (of the row's topic);
+the ``default`` places a keyed row by its key and a batch of rows without a key in one partition,
+the partitions in turn (sticky, as Flink's: :meth:`.session.ProducerSession.produce_many`).
 """
 
 from __future__ import annotations
