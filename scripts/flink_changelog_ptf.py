@@ -41,70 +41,81 @@ TABLES = {
 VIEWS = ["CREATE VIEW agg AS SELECT k, SUM(v) AS s, COUNT(*) AS c FROM ev GROUP BY k",
          "CREATE VIEW aggop AS SELECT op, COUNT(*) AS c FROM ops GROUP BY op"]
 
-AGG = "TABLE agg"
 SCENARIOS = {
     # TO_CHANGELOG
-    "to_default": f"SELECT * FROM TO_CHANGELOG(input => {AGG})",
+    "to_default": "SELECT * FROM TO_CHANGELOG(input => TABLE agg)",
     "to_positional": "SELECT * FROM TO_CHANGELOG(TABLE agg)",
     "to_table_wrapper": "SELECT * FROM TABLE(TO_CHANGELOG(input => TABLE agg))",
-    "to_lower_name_alias": "SELECT x.op, x.k, x.s FROM to_changelog(input => TABLE agg) AS x WHERE x.k <> 'b'",
+    "to_lower_name_alias": "SELECT x.op, x.k, x.s FROM to_changelog(input => TABLE agg) AS x WHERE x.k <> "
+                           "'b'",
     "to_insert_only": "SELECT * FROM TO_CHANGELOG(input => TABLE ev)",
     "to_op_name": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op => DESCRIPTOR(operation))",
-    "to_positional_all": "SELECT * FROM TO_CHANGELOG(TABLE agg, DESCRIPTOR(o), MAP['INSERT', 'I', 'UPDATE_AFTER', 'U'])",
-    "to_named_reordered": "SELECT * FROM TO_CHANGELOG(op_mapping => MAP['DELETE', 'D', 'UPDATE_BEFORE', 'B'], "
-                          "input => TABLE agg)",
-    "to_mapping_grouped": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, "
-                          "op_mapping => MAP['INSERT, UPDATE_AFTER', 'UP', ' DELETE ', 'D'])",
-    "to_mapping_same_key": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op_mapping => MAP['INSERT', 'I', 'INSERT', 'J'])",
-    "to_mapping_null": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op_mapping => CAST(NULL AS MAP<STRING, STRING>))",
+    "to_positional_all": "SELECT * FROM TO_CHANGELOG(TABLE agg, DESCRIPTOR(o), MAP['INSERT', 'I', "
+                         "'UPDATE_AFTER', 'U'])",
+    "to_named_reordered": "SELECT * FROM TO_CHANGELOG(op_mapping => MAP['DELETE', 'D', 'UPDATE_BEFORE', "
+                          "'B'], input => TABLE agg)",
+    "to_mapping_grouped": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op_mapping => MAP['INSERT, "
+                          "UPDATE_AFTER', 'UP', ' DELETE ', 'D'])",
+    "to_mapping_same_key": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op_mapping => MAP['INSERT', "
+                           "'I', 'INSERT', 'J'])",
+    "to_mapping_null": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op_mapping => CAST(NULL AS "
+                       "MAP<STRING, STRING>))",
     "to_count_ops": "SELECT op, COUNT(*) AS n FROM TO_CHANGELOG(input => TABLE agg) GROUP BY op",
-    "to_of_from": "SELECT * FROM TO_CHANGELOG(input => TABLE (SELECT * FROM FROM_CHANGELOG(input => TABLE ops)))",
-    "to_subquery_arg": "SELECT * FROM TO_CHANGELOG(input => TABLE (SELECT k, COUNT(*) AS c FROM ev GROUP BY k))",
+    "to_of_from": "SELECT * FROM TO_CHANGELOG(input => TABLE (SELECT * FROM FROM_CHANGELOG(input => TABLE "
+                  "ops)))",
+    "to_subquery_arg": "SELECT * FROM TO_CHANGELOG(input => TABLE (SELECT k, COUNT(*) AS c FROM ev GROUP "
+                       "BY k))",
     "to_err_partition": "SELECT * FROM TO_CHANGELOG(input => TABLE agg PARTITION BY k)",
-    "to_err_unknown_kind": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op_mapping => MAP['INSERT', 'I', 'FOO', 'F'])",
-    "to_err_duplicate_kind": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, "
-                             "op_mapping => MAP['INSERT', 'I', 'DELETE, INSERT', 'X'])",
+    "to_err_unknown_kind": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op_mapping => MAP['INSERT', "
+                           "'I', 'FOO', 'F'])",
+    "to_err_duplicate_kind": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op_mapping => MAP['INSERT', "
+                             "'I', 'DELETE, INSERT', 'X'])",
     "to_err_descriptor_two": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op => DESCRIPTOR(a, b))",
     "to_err_op_clash": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op => DESCRIPTOR(k))",
-    "to_err_mapping_not_literal": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, "
-                                  "op_mapping => MAP['INSERT', UPPER('i')])",
+    "to_err_mapping_not_literal": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op_mapping => "
+                                  "MAP['INSERT', UPPER('i')])",
     "to_err_unknown_param": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, foo => 1)",
     "to_err_no_input": "SELECT * FROM TO_CHANGELOG(op => DESCRIPTOR(o))",
-    "to_err_too_many": "SELECT * FROM TO_CHANGELOG(TABLE agg, DESCRIPTOR(o), MAP['INSERT', 'I'], DESCRIPTOR(t), 'u', 1)",
+    "to_err_too_many": "SELECT * FROM TO_CHANGELOG(TABLE agg, DESCRIPTOR(o), MAP['INSERT', 'I'], "
+                       "DESCRIPTOR(t), 'u', 1)",
     "to_err_not_table": "SELECT * FROM TO_CHANGELOG(input => 1)",
     # FROM_CHANGELOG
     "from_default": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops)",
     "from_positional": "SELECT * FROM FROM_CHANGELOG(TABLE ops)",
-    "from_group_by": "SELECT id, SUM(v) AS s, COUNT(*) AS c FROM FROM_CHANGELOG(input => TABLE ops) GROUP BY id",
+    "from_group_by": "SELECT id, SUM(v) AS s, COUNT(*) AS c FROM FROM_CHANGELOG(input => TABLE ops) GROUP "
+                     "BY id",
     "from_global_agg": "SELECT COUNT(*) AS n, SUM(v) AS s FROM FROM_CHANGELOG(input => TABLE ops)",
     "from_where": "SELECT id, v FROM FROM_CHANGELOG(input => TABLE ops) WHERE v > 6",
     "from_cdc_mapping": "SELECT * FROM FROM_CHANGELOG(input => TABLE cdc, op => DESCRIPTOR(code), "
-                        "op_mapping => MAP['c, r', 'INSERT', 'ub', 'UPDATE_BEFORE', 'ua', 'UPDATE_AFTER', 'd', 'DELETE'])",
-    "from_cdc_positional": "SELECT * FROM FROM_CHANGELOG(TABLE cdc, DESCRIPTOR(code), "
-                           "MAP['c,r', 'INSERT', 'ub', 'UPDATE_BEFORE', 'ua', 'UPDATE_AFTER', 'd', 'DELETE'])",
-    "from_mapping_no_update": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, "
-                              "op_mapping => MAP['INSERT, UPDATE_AFTER', 'INSERT', 'UPDATE_BEFORE', 'DELETE', "
-                              "'DELETE', 'DELETE'])",
-    "from_mapping_insert_delete": "SELECT * FROM FROM_CHANGELOG(input => TABLE cdc, op => DESCRIPTOR(code), "
-                                  "op_mapping => MAP['c, r, ua', 'INSERT', 'd, ub', 'DELETE'])",
+                        "op_mapping => MAP['c, r', 'INSERT', 'ub', 'UPDATE_BEFORE', 'ua', 'UPDATE_AFTER', "
+                        "'d', 'DELETE'])",
+    "from_cdc_positional": "SELECT * FROM FROM_CHANGELOG(TABLE cdc, DESCRIPTOR(code), MAP['c,r', "
+                           "'INSERT', 'ub', 'UPDATE_BEFORE', 'ua', 'UPDATE_AFTER', 'd', 'DELETE'])",
+    "from_mapping_no_update": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op_mapping => "
+                              "MAP['INSERT, UPDATE_AFTER', 'INSERT', 'UPDATE_BEFORE', 'DELETE', 'DELETE', "
+                              "'DELETE'])",
+    "from_mapping_insert_delete": "SELECT * FROM FROM_CHANGELOG(input => TABLE cdc, op => "
+                                  "DESCRIPTOR(code), op_mapping => MAP['c, r, ua', 'INSERT', 'd, ub', "
+                                  "'DELETE'])",
     "from_err_unknown_code": "SELECT * FROM FROM_CHANGELOG(input => TABLE bad)",
     "from_err_null_code": "SELECT * FROM FROM_CHANGELOG(input => TABLE nullop)",
-    "from_err_code_unmapped": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op_mapping => MAP['INSERT', 'INSERT', "
-                              "'UPDATE_BEFORE', 'UPDATE_BEFORE', 'UPDATE_AFTER', 'UPDATE_AFTER'])",
-    "from_err_upsert_mapping": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, "
-                               "op_mapping => MAP['INSERT', 'INSERT', 'UPDATE_AFTER', 'UPDATE_AFTER'])",
-    "from_err_unknown_kind": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op_mapping => MAP['INSERT', 'INSERT', "
-                             "'X', 'UPSERT'])",
-    "from_err_duplicate_kind": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op_mapping => MAP['c', 'INSERT', "
-                               "'r', 'INSERT'])",
+    "from_err_code_unmapped": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op_mapping => "
+                              "MAP['INSERT', 'INSERT', 'UPDATE_BEFORE', 'UPDATE_BEFORE', 'UPDATE_AFTER', "
+                              "'UPDATE_AFTER'])",
+    "from_err_upsert_mapping": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op_mapping => "
+                               "MAP['INSERT', 'INSERT', 'UPDATE_AFTER', 'UPDATE_AFTER'])",
+    "from_err_unknown_kind": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op_mapping => "
+                             "MAP['INSERT', 'INSERT', 'X', 'UPSERT'])",
+    "from_err_duplicate_kind": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op_mapping => MAP['c', "
+                               "'INSERT', 'r', 'INSERT'])",
     "from_err_no_op_column": "SELECT * FROM FROM_CHANGELOG(input => TABLE ev)",
     "from_err_op_not_string": "SELECT * FROM FROM_CHANGELOG(input => TABLE ev, op => DESCRIPTOR(v))",
     "from_err_op_case": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op => DESCRIPTOR(OP))",
     "from_err_updating_input": "SELECT * FROM FROM_CHANGELOG(input => TABLE aggop)",
     "from_err_partition": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops PARTITION BY id)",
     "from_err_descriptor_two": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op => DESCRIPTOR(op, v))",
-    "from_err_mapping_not_literal": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, "
-                                    "op_mapping => MAP[LOWER('I'), 'INSERT'])",
+    "from_err_mapping_not_literal": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op_mapping => "
+                                    "MAP[LOWER('I'), 'INSERT'])",
 }
 
 
@@ -119,7 +130,8 @@ def run(t, query: str) -> dict:
     try:
         result = t.execute_sql(query)
         schema = result.get_table_schema()
-        record["schema"] = [[n, str(ty)] for n, ty in zip(schema.get_field_names(), schema.get_field_data_types())]
+        names, types = schema.get_field_names(), schema.get_field_data_types()
+        record["schema"] = [[n, str(ty)] for n, ty in zip(names, types)]
         with result.collect() as rows:
             record["changelog"] = [[str(r.get_row_kind()), *map(_cell, r)] for r in rows]
     except Exception as e:  # noqa: BLE001 - Flink's refusal is the answer

@@ -501,7 +501,7 @@ NODE_CLASSES: tuple[type[exp.Expression], ...] = (
     ShowViews, ShowJobs, ShowCreateTable, DescribeTable, ShowColumns, DescribeJob, AlterView, DescribeCatalog,
     Explain, StopJob,
     PrintTopic, StatementSet, BeginStatementSet, EndStatementSet, ClientCommand, ShowNamespace, CreateCatalog,
-    DropCatalog, JsonCall,
+    DropCatalog, JsonCall, ChangelogCall, DescriptorArg,
 )
 """Every node defined here; the generator maps each to its ``<key>_sql`` method (or its ``keywords``)."""
 

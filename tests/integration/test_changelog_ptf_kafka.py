@@ -1,0 +1,147 @@
+"""TO_CHANGELOG and FROM_CHANGELOG end to end through Kafka, and across a savepoint.
+
+- An ``upsert-kafka`` source (one partition) read as Flink's ChangelogNormalize does (+I, -U/+U,
+  -D with the previous value, an identical value dropped) → ``TO_CHANGELOG`` → an exactly-once
+  append ``kafka`` topic: the op-coded rows, in order, are the changelog those records mean; with
+  an ``op_mapping`` the -U rows are dropped and the codes are the mapping's.
+- An append ``kafka`` source of op-coded rows (8 partitions, a key's rows in one) →
+  ``FROM_CHANGELOG`` → ``GROUP BY`` → ``upsert-kafka``, at parallelism 2, stopped WITH SAVEPOINT
+  halfway and restored: the topic's final table is DuckDB's GROUP BY over the table the op-coded
+  rows leave behind (folded here, independently of the engine).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from collections import Counter
+
+import duckdb
+import orjson
+import pytest
+from confluent_kafka import Producer
+
+from streamsql.environment import StreamEnvironment
+from tests.integration.test_flights import fold_upserts, read_committed
+from tests.integration.test_parallel_savepoint import savepoint_settings
+
+PARTITIONS = 8
+#: (key, value or None for a tombstone) in one partition, and what they mean as a changelog.
+UPSERTS = [(1, "a"), (2, "b"), (1, "c"), (2, None), (3, "d"), (1, "c"), (3, "e"), (9, None)]
+CHANGES = [("INSERT", 1, "a"), ("INSERT", 2, "b"), ("UPDATE_BEFORE", 1, "a"), ("UPDATE_AFTER", 1, "c"),
+           ("DELETE", 2, "b"), ("INSERT", 3, "d"), ("UPDATE_BEFORE", 3, "d"), ("UPDATE_AFTER", 3, "e")]
+
+
+def _produce(bootstrap: str, topic: str, records: list[tuple[bytes | None, bytes | None, int]]) -> None:
+    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "enable.idempotence": True})
+    for key, value, partition in records:
+        p.produce(topic, value, key, partition=partition)
+    p.flush(30)
+
+
+def test_upsert_source_to_changelog_into_an_append_topic(kafka_bootstrap, kafka_topic_factory, tmp_path):
+    src, out, mapped = (kafka_topic_factory(f"changelog34_{n}") for n in ("ups", "out", "mapped"))
+    values = [None if v is None else orjson.dumps({"id": k, "name": v}) for k, v in UPSERTS]
+    _produce(kafka_bootstrap, src, [(orjson.dumps({"id": k}), v, 0) for (k, _), v in zip(UPSERTS, values)])
+    env = StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "chk"),
+                             "execution.checkpointing.interval": "500 ms", "restart-strategy.type": "none"})
+    env.execute_sql(f"""CREATE TABLE ups (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH (
+        'connector' = 'upsert-kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{kafka_bootstrap}',
+        'key.format' = 'json', 'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset')""")
+    for name, topic in (("changes", out), ("mapped", mapped)):
+        env.execute_sql(f"""CREATE TABLE {name} (op STRING, id INT, name STRING) WITH ('connector' = 'kafka',
+            'topic' = '{topic}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
+            'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{out}')""")
+    job = env.execute_sql("""EXECUTE STATEMENT SET BEGIN
+        INSERT INTO changes SELECT * FROM TO_CHANGELOG(input => TABLE ups);
+        INSERT INTO mapped SELECT * FROM TO_CHANGELOG(TABLE ups, DESCRIPTOR(op),
+            MAP['INSERT, UPDATE_AFTER', 'upsert', 'DELETE', 'delete']);
+        END""").job
+    assert job.wait(120) == "FINISHED"
+    rows = [tuple(orjson.loads(v).values()) for _, v in read_committed(kafka_bootstrap, out)]
+    assert rows == CHANGES
+    rows = [tuple(orjson.loads(v).values()) for _, v in read_committed(kafka_bootstrap, mapped)]
+    codes = {"INSERT": "upsert", "UPDATE_AFTER": "upsert", "DELETE": "delete"}
+    assert rows == [(codes[op], k, v) for op, k, v in CHANGES if op in codes]
+
+
+def _op_rows(seed: int, n: int) -> list[dict]:
+    """A random changelog as op-coded rows: inserts, updates (-U/+U, maybe to another group), deletes."""
+    rnd, table, out = random.Random(seed), {}, []
+    for i in range(n):
+        key = rnd.randint(0, 60)
+        old = table.get(key)
+        new = {"id": key, "g": rnd.randint(0, 9), "v": rnd.randint(-50, 500)}
+        if old is None:
+            out.append({**new, "op": "INSERT", "seq": i})
+            table[key] = new
+        elif rnd.random() < 0.7:
+            out += [{**old, "op": "UPDATE_BEFORE", "seq": i}, {**new, "op": "UPDATE_AFTER", "seq": i}]
+            table[key] = new
+        else:
+            out.append({**old, "op": "DELETE", "seq": i})
+            del table[key]
+    return out
+
+
+def _final(rows: list[dict]) -> Counter:
+    """DuckDB's ``GROUP BY g`` over the rows the op-coded changelog ``rows`` leave (folded here)."""
+    table: dict[int, dict] = {}
+    for r in rows:
+        if r["op"] in ("INSERT", "UPDATE_AFTER"):
+            table[r["id"]] = r
+        else:
+            assert table.pop(r["id"])["v"] == r["v"]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INTEGER, g INTEGER, v INTEGER)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?)", [(r["id"], r["g"], r["v"]) for r in table.values()])
+    return Counter(con.execute("SELECT g, COUNT(*), SUM(v) FROM t GROUP BY g").fetchall())
+
+
+def _env(tmp_path, name: str, bootstrap: str, topics: dict, bounded: bool, backend: str,
+         savepoint: str | None = None) -> StreamEnvironment:
+    settings = savepoint_settings(tmp_path, name, 2, savepoint, **{"state.backend.type": backend})
+    env = StreamEnvironment(settings)
+    end = ", 'scan.bounded.mode' = 'latest-offset'" if bounded else ""
+    env.execute_sql(f"""CREATE TABLE ops (id INT, g INT, v INT, op STRING, seq INT) WITH (
+        'connector' = 'kafka', 'topic' = '{topics["ops"]}', 'properties.bootstrap.servers' = '{bootstrap}',
+        'format' = 'json', 'scan.startup.mode' = 'earliest-offset'{end})""")
+    env.execute_sql(f"""CREATE TABLE agg (g INT, c BIGINT, s BIGINT, PRIMARY KEY (g) NOT ENFORCED) WITH (
+        'connector' = 'upsert-kafka', 'topic' = '{topics["agg"]}',
+        'properties.bootstrap.servers' = '{bootstrap}', 'key.format' = 'json', 'value.format' = 'json')""")
+    return env
+
+
+JOB = "INSERT INTO agg SELECT g, COUNT(*), SUM(v) FROM FROM_CHANGELOG(input => TABLE ops) GROUP BY g"
+
+
+def _agg(bootstrap: str, topic: str) -> Counter:
+    final = fold_upserts(read_committed(bootstrap, topic))
+    return Counter(tuple(v[c] for c in ("g", "c", "s")) for v in final.values())
+
+
+@pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
+def test_op_coded_source_from_changelog_group_by_across_a_savepoint(kafka_bootstrap, kafka_topic_factory,
+                                                                    tmp_path, backend):
+    topics = {"ops": kafka_topic_factory("changelog34_ops", PARTITIONS),
+              "agg": kafka_topic_factory("changelog34_agg")}
+    rows = _op_rows(34, 3000)
+    cut = next(i for i in range(len(rows) // 2, len(rows)) if rows[i]["op"] != "UPDATE_AFTER")
+    first, second = rows[:cut], rows[cut:]
+    records = [(None, orjson.dumps(r), r["id"] % PARTITIONS) for r in rows]  # a key's rows in one partition
+    _produce(kafka_bootstrap, topics["ops"], records[:cut])
+    name = f"changelog34-{uuid.uuid4().hex[:8]}"
+    env = _env(tmp_path, name, kafka_bootstrap, topics, bounded=False, backend=backend)
+    job = env.execute_sql(JOB).job
+    deadline, expected_first = time.monotonic() + 120, _final(first)
+    while _agg(kafka_bootstrap, topics["agg"]) != expected_first:  # the first half is in
+        assert time.monotonic() < deadline and not job.done, "the job did not produce the first half"
+        time.sleep(0.5)
+    savepoint = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]
+
+    _produce(kafka_bootstrap, topics["ops"], records[cut:])
+    env = _env(tmp_path, name, kafka_bootstrap, topics, bounded=True, backend=backend, savepoint=savepoint)
+    assert env.execute_sql(JOB).job.wait(180) == "FINISHED"
+    assert _agg(kafka_bootstrap, topics["agg"]) == _final(rows)
+    assert second  # both halves were read

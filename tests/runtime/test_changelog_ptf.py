@@ -1,0 +1,116 @@
+"""TO_CHANGELOG and FROM_CHANGELOG against Apache Flink 2.3's recorded answers.
+
+``changelog_ptf_flink.json`` is written by ``scripts/flink_changelog_ptf.py`` (PyFlink 2.3, one
+split per table so rows arrive in file order): per scenario the query, and Flink's result columns
+and changelog in order, or its error. Here each query runs over the same tables, one row per batch
+(as Flink's operators see them), and must give Flink's columns, types (up to NOT NULL, which the
+query result's types do not carry here) and changelog row for row, or be refused with Flink's
+innermost message (for a failed job, up to Flink's list of op codes, whose order is a Java hash
+set's). Also: a batch of many rows gives the same rows, and the operators keep no state.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from streamsql.core.elements import Batch, RowKind
+from streamsql.core.errors import ExecutionError, SqlError, StreamSQLError
+from tests.runtime.oracle import fold, make_env
+
+ORACLE = json.loads(Path(__file__).with_name("changelog_ptf_flink.json").read_text())
+SCENARIOS = ORACLE["scenarios"]
+KINDS = {k.short: k for k in RowKind}
+
+
+def _env(tmp_path, batch_size: int | None = 1):
+    env = make_env(tmp_path, batch_size=batch_size)
+    for name, table in ORACLE["tables"].items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in table["rows"]))
+        env.execute_sql(f"CREATE TABLE {name} ({table['columns']}) WITH ('connector' = 'filesystem', "
+                        f"'path' = '{path}', 'format' = 'json')")
+    for view in ORACLE["views"]:
+        env.execute_sql(view)
+    return env
+
+
+def _innermost(error: str) -> str:
+    """Flink's innermost message, without its list of op codes (a Java hash set's order)."""
+    last = error.split(" / ")[-1]
+    return re.split(r" (Defined op codes are|Valid values are): ", last)[0]
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in SCENARIOS.items() if "changelog" in s))
+def test_changelog_is_flinks(tmp_path, name):
+    s = SCENARIOS[name]
+    with _env(tmp_path) as env:
+        result = env.execute_sql(s["query"])
+        got = [[kind.short, *row] for kind, row in result.collect(timeout=60)]
+    assert got == s["changelog"]
+    assert result.columns == [n for n, _ in s["schema"]]
+    assert [str(t) for t in result.column_types] == [t.replace(" NOT NULL", "") for _, t in s["schema"]]
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in SCENARIOS.items() if "flink_error" in s))
+def test_refused_as_flink(tmp_path, name):
+    s = SCENARIOS[name]
+    with _env(tmp_path) as env, pytest.raises(StreamSQLError) as e:
+        list(env.execute_sql(s["query"]).collect(timeout=60))
+    expected = _innermost(s["flink_error"])
+    assert expected in str(e.value)
+    if "Job execution failed" in s["flink_error"]:  # a bad op code fails the job, as Flink's
+        assert isinstance(e.value, ExecutionError)
+    else:  # refused when planned, at line:column
+        assert isinstance(e.value, SqlError) and e.value.line == 1 and e.value.column
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in SCENARIOS.items() if "changelog" in s))
+def test_whole_batches_give_the_same_table(tmp_path, name):
+    """Read in one batch, each query's final table is Flink's (the per-row order is the batch's)."""
+    s = SCENARIOS[name]
+    with _env(tmp_path, batch_size=None) as env:
+        got = [(kind, tuple(row)) for kind, row in env.execute_sql(s["query"]).collect(timeout=60)]
+    assert fold(got) == fold([(KINDS[r[0]], tuple(r[1:])) for r in s["changelog"]])
+
+
+def test_operators_are_stateless(tmp_path):
+    """Neither plan node keeps state: a checkpoint has nothing of theirs to restore."""
+    from streamsql.plan.changelog_ptf import ChangelogFunctionNode
+
+    assert ChangelogFunctionNode.stateful is False
+    with _env(tmp_path) as env:
+        text = env.execute_sql("EXPLAIN SELECT * FROM FROM_CHANGELOG(input => TABLE ops)").message
+    assert "ProcessTableFunction(invocation=[FROM_CHANGELOG(TABLE(#0), DEFAULT()" in text
+
+
+def test_to_changelog_operator_maps_kinds_per_batch():
+    """One batch of every kind: codes by kind, unmapped kinds dropped, every output row +I."""
+    import numpy as np
+    import pyarrow as pa
+
+    from streamsql.runtime.operators.changelog_ptf import ToChangelogOperator
+
+    schema = pa.schema([("o", pa.string()), ("k", pa.string())])
+    op = ToChangelogOperator({0: "I", 2: "U"}, [0], schema)
+    batch = Batch(pa.table({"k": ["a", "b", "c", "d"]}), np.array([0, 1, 2, 3], dtype=np.int8))
+    [out] = op.process_batch(batch, 0)
+    assert out.kinds is None and out.table.to_pylist() == [{"o": "I", "k": "a"}, {"o": "U", "k": "c"}]
+
+
+def test_from_changelog_failure_names_the_record():
+    """A bad op code fails with Flink's words and the record it came from."""
+    import pyarrow as pa
+
+    from streamsql.runtime.operators.changelog_ptf import FromChangelogOperator
+
+    op = FromChangelogOperator({"c": 0, "d": 3}, 0, [1], pa.schema([("v", pa.int64())]))
+    batch = Batch(pa.table({"op": ["c", "x"], "v": [1, 2]}), origin=lambda i: f"t[0]@{i}")
+    expected = r"Received invalid op code 'x'\. Defined op codes are: \[c, d\]\. \(record t\[0\]@1\)"
+    with pytest.raises(ExecutionError, match=expected):
+        op.process_batch(batch, 0)
+    [out] = op.process_batch(Batch(pa.table({"op": ["c", "d"], "v": [1, 2]})), 0)
+    assert out.kinds.tolist() == [0, 3] and out.table.column("v").to_pylist() == [1, 2]
