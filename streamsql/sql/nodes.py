@@ -17,6 +17,8 @@ from typing import ClassVar
 
 from sqlglot import exp
 
+from streamsql.functions.scalars.calls import BUILT_IN_PTFS
+
 # --- column constraints inside CREATE TABLE -------------------------------------------------
 
 
@@ -134,7 +136,7 @@ CHANGELOG_PARAMS: tuple[str, ...] = ("input", "op", "op_mapping", "on_time", "ui
 ``TO_CHANGELOG(input => {TABLE, ROW SEMANTIC TABLE, ...}, op => DESCRIPTOR, op_mapping =>
 MAP<STRING, STRING>, on_time => DESCRIPTOR, uid => STRING)``, the last two every PTF's)."""
 
-CHANGELOG_FUNCTIONS: tuple[str, ...] = ("TO_CHANGELOG", "FROM_CHANGELOG")
+CHANGELOG_FUNCTIONS: tuple[str, ...] = BUILT_IN_PTFS
 
 # --- statements -----------------------------------------------------------------------------
 
