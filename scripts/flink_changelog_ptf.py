@@ -65,6 +65,8 @@ SCENARIOS = {
                   "ops)))",
     "to_subquery_arg": "SELECT * FROM TO_CHANGELOG(input => TABLE (SELECT k, COUNT(*) AS c FROM ev GROUP "
                        "BY k))",
+    "to_cte_arg": "WITH x AS (SELECT k, COUNT(*) AS c FROM ev GROUP BY k) SELECT * FROM "
+                  "TO_CHANGELOG(TABLE x)",
     "to_err_partition": "SELECT * FROM TO_CHANGELOG(input => TABLE agg PARTITION BY k)",
     "to_err_unknown_kind": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op_mapping => MAP['INSERT', "
                            "'I', 'FOO', 'F'])",
@@ -97,6 +99,10 @@ SCENARIOS = {
     "from_mapping_insert_delete": "SELECT * FROM FROM_CHANGELOG(input => TABLE cdc, op => "
                                   "DESCRIPTOR(code), op_mapping => MAP['c, r, ua', 'INSERT', 'd, ub', "
                                   "'DELETE'])",
+    "from_cte_arg": "WITH x AS (SELECT * FROM cdc WHERE id > 0) SELECT * FROM FROM_CHANGELOG(TABLE x, "
+                    "DESCRIPTOR(code), MAP['c, r', 'INSERT', 'd', 'DELETE', 'ub', 'UPDATE_BEFORE', 'ua', "
+                    "'UPDATE_AFTER'])",
+    "from_uid": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, uid => 'my-uid')",
     "from_err_unknown_code": "SELECT * FROM FROM_CHANGELOG(input => TABLE bad)",
     "from_err_null_code": "SELECT * FROM FROM_CHANGELOG(input => TABLE nullop)",
     "from_err_code_unmapped": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op_mapping => "

@@ -78,17 +78,19 @@ def plan_changelog_call(planner, call: syntax.ChangelogCall) -> PlanNode:
     """The node of ``call``, over its planned table argument (the planner's FROM hook).
 
     Raises:
-        SqlError: what Flink 2.3 refuses, in its words, at the argument at fault: a missing or
-            non-table input, PARTITION BY, a descriptor of more than one column, a mapping that
+        SqlError: what Flink 2.3 refuses, in its words, at the argument at fault: a missing
+            input (``DEFAULT is only allowed for optional parameters``) or one that is no table,
+            PARTITION BY, a descriptor of more than one column, a mapping that
             is not a MAP literal or names unknown or repeated change operations, an op column
             clashing with an input column (TO) or missing / not a string (FROM), an updating input
             (FROM), a mapping with UPDATE_AFTER but not UPDATE_BEFORE (FROM); ``on_time``.
     """
     name = call.function
     table = call.args.get("input")
-    if table is None or not table.meta.get("table_arg"):
-        planner._fail(table if table is not None else call.this,
-                      f"First argument must be a table for {name}.")
+    if table is None:
+        planner._fail(call.this, "DEFAULT is only allowed for optional parameters")
+    if not table.meta.get("table_arg"):
+        planner._fail(table, "Invalid argument value. Argument 'input' expects a table to be passed.")
     partition = call.args.get("partition_by")
     if partition:
         planner._fail(partition[0], "Only tables with set semantics may be partitioned. Invalid PARTITION BY "
@@ -119,9 +121,9 @@ def plan_changelog_call(planner, call: syntax.ChangelogCall) -> PlanNode:
         planner._fail(call.args.get("op") or table,
                       f"The op column '{op_name}' must be of STRING type, but was '{op.type.sql()}'.")
     if node.mode != INSERT_ONLY:
-        planner._fail(table, f"Table argument 'input' of {name} must be append-only (insert-only), "
-                             f"but its changelog mode is {node.changelog}: {name} reads an append-only "
-                             "table of op-coded rows")
+        planner._fail(table, "StreamPhysicalProcessTableFunction doesn't support consuming update changes "
+                             f"which is produced by node {node.describe()} ({name} reads an append-only "
+                             "table of op-coded rows)")
     kinds = _from_kinds(planner, call.args.get("op_mapping"), mapping)
     op_at = names.index(op_name)
     keep = [(i, n) for j, (i, n) in enumerate(zip(indexes, names)) if j != op_at]

@@ -109,7 +109,8 @@ class ChangelogCall(exp.Expression):
 
     Args:
         this: the function's name, an ``exp.Var`` (``TO_CHANGELOG`` / ``FROM_CHANGELOG``), positioned.
-        input: ``TABLE t`` as an ``exp.Table``, or ``TABLE (SELECT ...)`` as an ``exp.Subquery``.
+        input: ``TABLE t`` as an ``exp.Table`` (``meta["table_arg"]``), or another expression
+            (refused by the planner).
         partition_by: ``TABLE t PARTITION BY k, ...``: a list of ``exp.Column`` (refused by Flink 2.3).
         op: ``DESCRIPTOR(c, ...)``: a ``DescriptorArg`` (list of ``exp.Column``).
         op_mapping: the MAP argument, any expression (the planner checks it is a literal).

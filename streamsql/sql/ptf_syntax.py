@@ -2,8 +2,9 @@
 
 ``NAME(arg, ...)`` after the ``(``: each argument by position, in Flink's order
 (:data:`~streamsql.sql.nodes.CHANGELOG_PARAMS`), or by name (``op => DESCRIPTOR(c)``), named ones
-after positional ones as Calcite requires. The table argument is ``TABLE t`` or ``TABLE (SELECT
-...)``, with an optional ``PARTITION BY`` (kept for the planner, which refuses it as Flink does);
+after positional ones as Calcite requires. The table argument is ``TABLE t`` (a table, view or
+CTE name; Flink 2.3's parser refuses ``TABLE (SELECT ...)``, so does this one), with an optional
+``PARTITION BY`` (kept for the planner, which refuses it as Flink does);
 a descriptor is ``DESCRIPTOR(a, ...)``; any other argument is an expression. The planner
 (:mod:`streamsql.plan.changelog_ptf`) checks what Flink's type inference checks.
 """
@@ -17,6 +18,9 @@ from sqlglot.tokens import TokenType
 
 from streamsql.sql import nodes
 
+#: Each parameter's type, as Flink's "Supported signatures" show them.
+_TYPES = ("TABLE", "DESCRIPTOR", "MAP<STRING, STRING>", "DESCRIPTOR", "STRING")
+
 if t.TYPE_CHECKING:
     from streamsql.sql.grammar import FlinkParser
 
@@ -25,9 +29,10 @@ def parse_changelog_call(p: FlinkParser, name: str) -> nodes.ChangelogCall:
     """Parse ``TO_CHANGELOG(...)`` / ``FROM_CHANGELOG(...)`` after the ``(`` (a FUNCTION_PARSERS hook).
 
     Raises:
-        ParseError: an unknown parameter name (Flink's words), a parameter given twice, a
-            positional argument after a named one, more arguments than parameters, or a table
-            argument not written ``TABLE ...``.
+        ParseError: an unknown parameter name (Flink 2.3 ignores one: refused here, see
+            docs/queries.md), a parameter given twice, a positional argument after a named one, more
+            arguments than parameters (Flink's ``No match found for function signature``), or
+            ``TABLE (SELECT ...)`` (Flink's parser refuses it).
     """
     head = p._prev.token_type == TokenType.L_PAREN and p._tokens[p._index - 2]
     args: dict[str, t.Any] = {}
@@ -46,8 +51,10 @@ def parse_changelog_call(p: FlinkParser, name: str) -> nodes.ChangelogCall:
             if named:
                 p.raise_error("A positional argument cannot follow a named one", token)
             if index >= len(nodes.CHANGELOG_PARAMS):
-                p._refuse(f"Too many arguments for {name}: it takes at most {len(nodes.CHANGELOG_PARAMS)} "
-                          f"({', '.join(nodes.CHANGELOG_PARAMS)})", token, token)
+                signature = ", ".join(f"{k} => {t}" for k, t in zip(nodes.CHANGELOG_PARAMS, _TYPES))
+                p._refuse(f"No match found for function signature {name} with more than "
+                          f"{len(nodes.CHANGELOG_PARAMS)} arguments. Supported signatures are: "
+                          f"{name}({signature})", token, token)
             key = nodes.CHANGELOG_PARAMS[index]
         if key in args:
             p._refuse(f"Argument '{key}' of {name} is given twice", token, token)
@@ -66,15 +73,11 @@ def parse_changelog_call(p: FlinkParser, name: str) -> nodes.ChangelogCall:
 def _argument(p: FlinkParser) -> tuple[t.Any, list[exp.Expr] | None]:
     """One argument's value (the table, a descriptor, or an expression) and a table's PARTITION BY keys."""
     if p._match(TokenType.TABLE):
-        table_token = p._prev
-        if p._match(TokenType.L_PAREN, advance=False):
-            query = p._parse_wrapped(p._parse_select)
-            table: exp.Expr = exp.Subquery(this=query)
-        else:
-            table = p._parse_table_name()
+        if p._match(TokenType.L_PAREN, advance=False):  # Flink 2.3's parser takes a name only
+            p.raise_error('Encountered "(": TABLE takes the name of a table or view here (Flink\'s parser '
+                          "refuses TABLE (SELECT ...)); name the query with a view or WITH")
+        table = p._parse_table_name()
         table.meta["table_arg"] = True
-        if table_token.line is not None and not isinstance(table, exp.Table):
-            table.update_positions(table_token)  # TABLE (SELECT ...): errors point at TABLE
         keys = None
         if p._match(TokenType.PARTITION_BY):
             wrapped = p._match(TokenType.L_PAREN, advance=False)
