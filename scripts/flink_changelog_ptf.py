@@ -2,10 +2,11 @@
 
 Writes ``tests/runtime/changelog_ptf_flink.json``: the source tables (JSON lines, the filesystem
 connector, one split so rows arrive in file order), and per scenario its query with Flink's result
-schema (column names and types) and changelog (``[kind, cell, ...]`` in order), or Flink's error
-(its messages, outermost first, joined by `` / ``). ``tests/runtime/test_changelog_ptf.py`` runs
-the same queries and must give the same schema and changelog, or refuse the same scenarios with
-Flink's innermost message. Name scenarios to rerun only those (the others are kept)::
+schema (column names and types) and changelog (``[kind, cell, ...]`` in order), an EXPLAIN's text,
+or Flink's error (its messages, outermost first, joined by `` / ``).
+``tests/runtime/test_changelog_ptf.py`` runs the same queries and must give the same schema and
+changelog, or refuse the same scenarios with Flink's innermost message. Name scenarios to rerun
+only those (the others are kept)::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_changelog_ptf.py [SCENARIO ...]
 """
@@ -81,6 +82,7 @@ SCENARIOS = {
     "to_err_too_many": "SELECT * FROM TO_CHANGELOG(TABLE agg, DESCRIPTOR(o), MAP['INSERT', 'I'], "
                        "DESCRIPTOR(t), 'u', 1)",
     "to_err_not_table": "SELECT * FROM TO_CHANGELOG(input => 1)",
+    "explain_to": "EXPLAIN CHANGELOG_MODE SELECT * FROM TO_CHANGELOG(input => TABLE agg)",
     # FROM_CHANGELOG
     "from_default": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops)",
     "from_positional": "SELECT * FROM FROM_CHANGELOG(TABLE ops)",
@@ -103,6 +105,8 @@ SCENARIOS = {
                     "DESCRIPTOR(code), MAP['c, r', 'INSERT', 'd', 'DELETE', 'ub', 'UPDATE_BEFORE', 'ua', "
                     "'UPDATE_AFTER'])",
     "from_uid": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, uid => 'my-uid')",
+    "explain_from": "EXPLAIN CHANGELOG_MODE SELECT id, COUNT(*) AS c FROM FROM_CHANGELOG(input => TABLE ops) "
+                    "GROUP BY id",
     "from_err_unknown_code": "SELECT * FROM FROM_CHANGELOG(input => TABLE bad)",
     "from_err_null_code": "SELECT * FROM FROM_CHANGELOG(input => TABLE nullop)",
     "from_err_code_unmapped": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op_mapping => "
@@ -131,8 +135,12 @@ def _cell(value):
 
 
 def run(t, query: str) -> dict:
-    """Flink's schema and changelog for ``query``, or its error."""
+    """Flink's schema and changelog for ``query`` (its text for an EXPLAIN), or its error."""
     record: dict = {"query": query}
+    if query.startswith("EXPLAIN"):
+        with t.execute_sql(query).collect() as rows:
+            record["explain"] = "\n".join(str(r[0]) for r in rows)
+        return record
     try:
         result = t.execute_sql(query)
         schema = result.get_table_schema()
@@ -161,9 +169,11 @@ def main(argv: list[str]) -> int:
         for view in VIEWS:
             t.execute_sql(view)
         for name, query in SCENARIOS.items():
-            record = run(t, query) if name in chosen else old["scenarios"][name]
+            record = run(t, query) if name in chosen else old["scenarios"].get(name)
+            if record is None:  # a scenario not recorded yet, not asked for
+                continue
             out["scenarios"][name] = record
-            print(name, "error" if "flink_error" in record else len(record["changelog"]), flush=True)
+            print(name, "error" if "flink_error" in record else len(record.get("changelog", "")), flush=True)
     OUT.write_text(json.dumps(out, indent=1) + "\n")
     return 0
 
