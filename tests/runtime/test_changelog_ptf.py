@@ -149,3 +149,16 @@ def test_from_changelog_failure_names_the_record():
         op.process_batch(batch, 0)
     [out] = op.process_batch(Batch(pa.table({"op": ["c", "d"], "v": [1, 2]})), 0)
     assert out.kinds.tolist() == [0, 3] and out.table.column("v").to_pylist() == [1, 2]
+
+
+_PTF_LINE = re.compile(r"ProcessTableFunction\(invocation=\[(\w+)\(.*changelogMode=\[([A-Z,]+)\]")
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in SCENARIOS.items() if "explain" in s))
+def test_explain_changelog_mode_is_flinks(tmp_path, name):
+    """The PTF's line of EXPLAIN CHANGELOG_MODE: Flink's function and changelog mode."""
+    s = SCENARIOS[name]
+    with _env(tmp_path) as env:
+        ours = env.execute_sql(s["query"]).message
+    flink = s["explain"].split("== Optimized Physical Plan ==")[1]
+    assert _PTF_LINE.search(ours).groups() == _PTF_LINE.search(flink).groups()
