@@ -82,6 +82,8 @@ SCENARIOS = {
     "to_err_too_many": "SELECT * FROM TO_CHANGELOG(TABLE agg, DESCRIPTOR(o), MAP['INSERT', 'I'], "
                        "DESCRIPTOR(t), 'u', 1)",
     "to_err_not_table": "SELECT * FROM TO_CHANGELOG(input => 1)",
+    "describe_to": "DESCRIBE FUNCTION EXTENDED TO_CHANGELOG",
+    "describe_from": "DESCRIBE FUNCTION EXTENDED from_changelog",
     "explain_to": "EXPLAIN CHANGELOG_MODE SELECT * FROM TO_CHANGELOG(input => TABLE agg)",
     # FROM_CHANGELOG
     "from_default": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops)",

@@ -8,7 +8,8 @@ records into a fresh topic, runs the same queries into an append Kafka topic and
 Flink's op-coded rows in the same order.
 
 Needs the broker (``STREAMSQL_KAFKA_BOOTSTRAP``), the Kafka SQL connector jar (as cached by
-``benchmarks/flink_setup.py``) and this project's venv for the Kafka client::
+``benchmarks/flink_setup.py``) and this project's venv for the Kafka client (``CLIENT_PYTHON`` names
+it when the checkout has no ``.venv``)::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_changelog_ptf_kafka.py
 """

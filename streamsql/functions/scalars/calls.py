@@ -46,9 +46,17 @@ that StreamSQL's does not, by why: internal ones, written as SQL otherwise (``TR
 ``x IS JSON``, ``TYPEOF`` is parsed here), and what is not written yet (recorded by
 ``scripts/flink_query_gaps.py``; ``tests/sql/test_flink_query_gaps.py`` checks the list)."""
 
-BUILT_IN_PTFS: tuple[str, ...] = ("FROM_CHANGELOG", "TO_CHANGELOG")
+_PTF_ARGS = "op => DESCRIPTOR, op_mapping => MAP<STRING, STRING>"
+BUILT_IN_PTF_SIGNATURES: dict[str, str] = {
+    "FROM_CHANGELOG": "(input => {TABLE, ROW SEMANTIC TABLE}, " + _PTF_ARGS + ")",
+    "TO_CHANGELOG": "(input => {TABLE, ROW SEMANTIC TABLE, SUPPORT UPDATES, REQUIRE UPDATE BEFORE, "
+                    "REQUIRE FULL DELETE}, " + _PTF_ARGS + ")",
+}
+"""The signature (after the name) ``DESCRIBE FUNCTION EXTENDED`` shows, as Flink 2.3's."""
+BUILT_IN_PTFS: tuple[str, ...] = tuple(BUILT_IN_PTF_SIGNATURES)
 """Flink 2.3's built-in process table functions StreamSQL runs, called in FROM
-(:mod:`streamsql.sql.ptf_syntax`, :mod:`streamsql.plan.changelog_ptf`); SHOW FUNCTIONS lists them."""
+(:mod:`streamsql.sql.ptf_syntax`, :mod:`streamsql.plan.changelog_ptf`); SHOW FUNCTIONS lists them,
+DESCRIBE FUNCTION describes them (kind ``PROCESS_TABLE``)."""
 
 FLINK_AGGREGATES_NOT_YET: frozenset[str] = frozenset()
 """Flink aggregates StreamSQL does not compute yet (refused at the call; listed in the docs)."""
