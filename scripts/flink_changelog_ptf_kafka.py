@@ -42,7 +42,8 @@ import json, sys
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 bootstrap, topic, records = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-for f in AdminClient({"bootstrap.servers": bootstrap}).create_topics([NewTopic(topic, 1, 1)]).values():
+admin = AdminClient({"bootstrap.servers": bootstrap})
+for f in admin.create_topics([NewTopic(topic, 1, 1)]).values():
     f.result(60)
 p = Producer({"bootstrap.servers": bootstrap})
 for k, v in records:
