@@ -1,9 +1,9 @@
 """TO_CHANGELOG and FROM_CHANGELOG end to end through Kafka, and across a savepoint.
 
-- An ``upsert-kafka`` source (one partition) read as Flink's ChangelogNormalize does (+I, -U/+U,
-  -D with the previous value, an identical value dropped) → ``TO_CHANGELOG`` → an exactly-once
-  append ``kafka`` topic: the op-coded rows, in order, are the changelog those records mean; with
-  an ``op_mapping`` the -U rows are dropped and the codes are the mapping's.
+- An ``upsert-kafka`` source (one partition) → ``TO_CHANGELOG`` (default codes, and an
+  ``op_mapping`` that drops -U rows) → exactly-once append ``kafka`` topics: each topic holds the
+  op-coded rows Flink 2.3 gave over the same records, in order (``changelog_ptf_kafka_flink.json``,
+  recorded by ``scripts/flink_changelog_ptf_kafka.py``): Flink's ChangelogNormalize reading.
 - An append ``kafka`` source of op-coded rows (8 partitions, a key's rows in one) →
   ``FROM_CHANGELOG`` → ``GROUP BY`` → ``upsert-kafka``, at parallelism 2, stopped WITH SAVEPOINT
   halfway and restored: the topic's final table is DuckDB's GROUP BY over the table the op-coded
@@ -15,10 +15,12 @@
 
 from __future__ import annotations
 
+import json
 import random
 import time
 import uuid
 from collections import Counter
+from pathlib import Path
 
 import duckdb
 import orjson
@@ -30,10 +32,9 @@ from tests.integration.test_flights import fold_upserts, read_committed
 from tests.integration.test_parallel_savepoint import savepoint_settings
 
 PARTITIONS = 8
-#: (key, value or None for a tombstone) in one partition, and what they mean as a changelog.
-UPSERTS = [(1, "a"), (2, "b"), (1, "c"), (2, None), (3, "d"), (1, "c"), (3, "e"), (9, None)]
-CHANGES = [("INSERT", 1, "a"), ("INSERT", 2, "b"), ("UPDATE_BEFORE", 1, "a"), ("UPDATE_AFTER", 1, "c"),
-           ("DELETE", 2, "b"), ("INSERT", 3, "d"), ("UPDATE_BEFORE", 3, "d"), ("UPDATE_AFTER", 3, "e")]
+#: Flink 2.3's answers (``scripts/flink_changelog_ptf_kafka.py``): the upsert records it read and
+#: the op-coded rows of each TO_CHANGELOG query over them, in order.
+FLINK = json.loads((Path(__file__).parent / "changelog_ptf_kafka_flink.json").read_text())
 
 
 def _produce(bootstrap: str, topic: str, records: list[tuple[bytes | None, bytes | None, int]]) -> None:
@@ -44,29 +45,29 @@ def _produce(bootstrap: str, topic: str, records: list[tuple[bytes | None, bytes
 
 
 def test_upsert_source_to_changelog_into_an_append_topic(kafka_bootstrap, kafka_topic_factory, tmp_path):
-    src, out, mapped = (kafka_topic_factory(f"changelog34_{n}") for n in ("ups", "out", "mapped"))
-    values = [None if v is None else orjson.dumps({"id": k, "name": v}) for k, v in UPSERTS]
-    _produce(kafka_bootstrap, src, [(orjson.dumps({"id": k}), v, 0) for (k, _), v in zip(UPSERTS, values)])
+    src = kafka_topic_factory("changelog34_ups")
+    outs = {name: kafka_topic_factory(f"changelog34_{name}") for name in FLINK["queries"]}
+    records = FLINK["records"]
+    values = [None if v is None else orjson.dumps({"id": k, "name": v}) for k, v in records]
+    _produce(kafka_bootstrap, src, [(orjson.dumps({"id": k}), v, 0) for (k, _), v in zip(records, values)])
     env = StreamEnvironment({"execution.checkpointing.dir": str(tmp_path / "chk"),
                              "execution.checkpointing.interval": "500 ms", "restart-strategy.type": "none"})
     env.execute_sql(f"""CREATE TABLE ups (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH (
         'connector' = 'upsert-kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{kafka_bootstrap}',
         'key.format' = 'json', 'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset')""")
-    for name, topic in (("changes", out), ("mapped", mapped)):
-        env.execute_sql(f"""CREATE TABLE {name} (op STRING, id INT, name STRING) WITH ('connector' = 'kafka',
-            'topic' = '{topic}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
-            'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{out}')""")
-    job = env.execute_sql("""EXECUTE STATEMENT SET BEGIN
-        INSERT INTO changes SELECT * FROM TO_CHANGELOG(input => TABLE ups);
-        INSERT INTO mapped SELECT * FROM TO_CHANGELOG(TABLE ups, DESCRIPTOR(op),
-            MAP['INSERT, UPDATE_AFTER', 'upsert', 'DELETE', 'delete']);
-        END""").job
+    prefix = next(iter(outs.values()))  # one transactional id prefix: one transaction per job
+    for name, topic in outs.items():
+        env.execute_sql(f"""CREATE TABLE out_{name} (op STRING, id INT, name STRING) WITH (
+            'connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{kafka_bootstrap}',
+            'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once',
+            'sink.transactional-id-prefix' = '{prefix}')""")
+    inserts = "".join(f"INSERT INTO out_{name} {q['query']};\n" for name, q in FLINK["queries"].items())
+    job = env.execute_sql(f"EXECUTE STATEMENT SET BEGIN\n{inserts}END").job
     assert job.wait(120) == "FINISHED"
-    rows = [tuple(orjson.loads(v).values()) for _, v in read_committed(kafka_bootstrap, out)]
-    assert rows == CHANGES
-    rows = [tuple(orjson.loads(v).values()) for _, v in read_committed(kafka_bootstrap, mapped)]
-    codes = {"INSERT": "upsert", "UPDATE_AFTER": "upsert", "DELETE": "delete"}
-    assert rows == [(codes[op], k, v) for op, k, v in CHANGES if op in codes]
+    for name, q in FLINK["queries"].items():
+        rows = [list(orjson.loads(v).values()) for _, v in read_committed(kafka_bootstrap, outs[name])]
+        assert {r[0] for r in q["rows"]} == {"+I"}  # TO_CHANGELOG's output is append-only
+        assert rows == [r[1:] for r in q["rows"]], name
 
 
 def _op_rows(seed: int, n: int) -> list[dict]:
