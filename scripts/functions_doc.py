@@ -310,7 +310,11 @@ def render() -> str:
     cases = runpy.run_path(str(ROOT / "tests" / "functions" / "cases.py"))
 
     from streamsql.functions.aggregates import AGGREGATE_DOCS
-    from streamsql.functions.scalars.calls import FLINK_AGGREGATES_NOT_YET, FLINK_LISTED_NOT_HERE
+    from streamsql.functions.scalars.calls import (
+        BUILT_IN_PTFS,
+        FLINK_AGGREGATES_NOT_YET,
+        FLINK_LISTED_NOT_HERE,
+    )
 
     entries = list({id(f): f for f in REGISTRY.values()}.values())
     operators = _operators(cases)
@@ -359,6 +363,9 @@ def render() -> str:
                "for function signature ...`), by why:\n")
     out += [f"- {why}: " + ", ".join(f"`{n}`" for n in names) for why, names in FLINK_LISTED_NOT_HERE.items()]
     out.append("")
+    ptfs = ", ".join(f"`{n}`" for n in BUILT_IN_PTFS)
+    out.append(f"Flink's built-in process table functions {ptfs} are called in FROM: "
+               "[queries.md](queries.md#changelog-functions-to_changelog-and-from_changelog).\n")
     out.append("Value construction and access (`ROW(...)`, `ARRAY[...]`, `MAP[...]`, `row.field`, "
                "`arr[i]`, `map[key]`) are in [types.md](types.md), Flink 2.3's collection functions "
                "(`ARRAY_*`, `MAP_*`, `SPLIT`, `STR_TO_MAP`) in the Collection table above.\n")

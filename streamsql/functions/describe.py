@@ -9,13 +9,14 @@ Rows of ``(info name, info value)``, every value a string (checked against PyFli
     function language    PYTHON                              system one only)
     resource uris        []
     -- with EXTENDED:
-    kind                 SCALAR, AGGREGATE or TABLE
+    kind                 SCALAR, AGGREGATE, TABLE or PROCESS_TABLE (TO_CHANGELOG, FROM_CHANGELOG)
     requirements         []
     is deterministic     true / false, as declared
     supports constant folding  true
     signature            f(<CHARACTER_STRING>) for a built-in (its argument families in Flink's
                          names); default_catalog.default_database.f(*) for a catalog or temporary
-                         function, f(*) for a system one, as Flink prints a Python function's
+                         function, f(*) for a system one, as Flink prints a Python function's;
+                         Flink's own for a built-in PTF (``BUILT_IN_PTF_SIGNATURES``)
 
 The name is looked up as Flink's: a temporary system function, then a built-in, then a user
 function (a qualified ``c.db.f`` names a user function: functions are not namespaced here, its
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 from streamsql.core.errors import SqlError
 from streamsql.functions.aggregates import AGGREGATE_DOCS
+from streamsql.functions.scalars.calls import BUILT_IN_PTF_SIGNATURES
 from streamsql.functions.scalars.registry import REGISTRY
 from streamsql.functions.udaf import UserAggregate
 from streamsql.functions.udf import WINDOW_FUNCTIONS, UserFunction
@@ -65,7 +67,8 @@ def describe_function(functions: dict[str, object], parts: tuple[str, ...], exte
         if builtin is not None:
             kind, families = builtin
             rows = [("is system function", "true"), ("is temporary", "false")]
-            signature = f"{name}({', '.join(f'<{_FAMILIES.get(f, f)}>' for f in families)})"
+            signature = (f"{name}{BUILT_IN_PTF_SIGNATURES[name.upper()]}" if kind == "PROCESS_TABLE"
+                         else f"{name}({', '.join(f'<{_FAMILIES.get(f, f)}>' for f in families)})")
             return rows + (_extended(kind, True, signature) if extended else [])
     if user is None:
         identifier = ".".join(f"`{p}`" for p in parts)
@@ -98,4 +101,6 @@ def _builtin(name: str) -> tuple[str, tuple[str, ...]] | None:
         return "AGGREGATE", ("NUMERIC",) if upper in ("SUM", "AVG") else ("ANY",)
     if upper in WINDOW_FUNCTIONS:
         return "AGGREGATE", ()
+    if upper in BUILT_IN_PTF_SIGNATURES:
+        return "PROCESS_TABLE", ()
     return None

@@ -42,6 +42,7 @@ from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AGGREGATE_DOCS
 from streamsql.functions.python_functions import VectorFunction, register, result_array
+from streamsql.functions.scalars.calls import BUILT_IN_PTFS
 from streamsql.functions.scalars.registry import REGISTRY, Call, ScalarFunction, family_of, template
 from streamsql.functions.udaf import AggregateFunction, UserAggregate, declare_aggregate, is_aggregate, udaf
 from streamsql.functions.udf_names import remember
@@ -276,11 +277,12 @@ WINDOW_FUNCTIONS = ("ROW_NUMBER", "RANK", "DENSE_RANK", "LAG")
 def show(functions: dict[str, object], user_only: bool) -> list[tuple[str]]:
     """Rows of SHOW [USER] FUNCTIONS: built-in and user function names.
 
-    Built-in names are lower case, as Flink lists them: scalars, aggregates and window functions.
+    Built-in names are lower case, as Flink lists them: scalars, aggregates, window functions and
+    the built-in process table functions (``to_changelog``, ``from_changelog``).
     """
     kinds = (UserFunction, UserAggregate, UserTableFunction)
     names = [f.name for f in functions.values() if isinstance(f, kinds)]
     if not user_only:
         aggregates = [name for doc in AGGREGATE_DOCS for name in doc.names]
-        names += [n.lower() for n in (*REGISTRY, *aggregates, *WINDOW_FUNCTIONS)]
+        names += [n.lower() for n in (*REGISTRY, *aggregates, *WINDOW_FUNCTIONS, *BUILT_IN_PTFS)]
     return [(n,) for n in sorted(set(names), key=str.lower)]

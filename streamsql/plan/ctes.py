@@ -49,8 +49,11 @@ def _expand(tree: exp.Expression, defined: dict[str, exp.Expression]) -> exp.Exp
     def swap(n: exp.Expression) -> exp.Expression:
         if isinstance(n, exp.Table) and not n.db and isinstance(n.this, exp.Identifier) \
                 and n.name.lower() in defined:
-            return exp.Subquery(this=defined[n.name.lower()].copy(),
-                                alias=exp.TableAlias(this=exp.to_identifier(n.alias or n.name)))
+            sub = exp.Subquery(this=defined[n.name.lower()].copy(),
+                               alias=exp.TableAlias(this=exp.to_identifier(n.alias or n.name)))
+            if n.meta.get("table_arg"):  # TO_CHANGELOG(input => TABLE cte): still a table argument
+                sub.meta["table_arg"] = True
+            return sub
         return n
 
     return tree.transform(swap)

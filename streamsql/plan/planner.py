@@ -43,6 +43,7 @@ from streamsql.plan import options_hint
 from streamsql.plan.agg_prune import per_row_under_ordered_calls, prune_aggregate_calls
 from streamsql.plan.calc_merge import merge_calcs
 from streamsql.plan.certain_types import aggregate_scope, projected_scope
+from streamsql.plan.changelog_ptf import plan_changelog_call
 from streamsql.plan.conflicts import check_conflict
 from streamsql.plan.ctes import inline_ctes
 from streamsql.plan.current_watermark import check_arguments as check_current_watermark
@@ -106,6 +107,7 @@ from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.update_kinds import changelog_mode, eliminate_update_before
 from streamsql.plan.values import check_row_widths, plan_values, zero_row
 from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
+from streamsql.sql.nodes import ChangelogCall
 
 
 def _row_star(star: exp.Column, scope: Scope) -> list[exp.Expression] | None:
@@ -398,6 +400,9 @@ class Planner:
 
     def _from_item(self, src: exp.Expression) -> tuple[PlanNode, Scope]:
         alias = src.alias_or_name if src.alias else None
+        if isinstance(src, (exp.Table, exp.TableFromRows)) and isinstance(src.this, ChangelogCall):
+            node = plan_changelog_call(self, src.this)  # TO_/FROM_CHANGELOG (plan/changelog_ptf.py)
+            return node, _scope_of(node, alias, self.sql, f"{src.this.function}(...)")
         if isinstance(src, exp.Table) and not isinstance(src.this, exp.Anonymous):
             obj = self._lookup(src)
             if isinstance(obj, ViewDef):

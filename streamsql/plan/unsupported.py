@@ -19,7 +19,7 @@ from streamsql.core.types import SqlType
 from streamsql.plan.options_hint import MISPLACED, attach
 from streamsql.plan.scope import position_of
 from streamsql.plan.table_hints import REGISTERED, check_table_hint, parse_hints
-from streamsql.sql.nodes import TEXT_SPAN
+from streamsql.sql.nodes import TEXT_SPAN, ChangelogCall
 from streamsql.sql.split import lexemes, line_col
 
 # node type → (message, keyword whose first occurrence is reported; else the node's position).
@@ -46,7 +46,8 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
         SqlError: naming the construct, positioned at it: a hint after ``SELECT`` Flink does not
             know or refuses (:func:`_check_query_hints`), ``FOR SYSTEM_TIME AS OF`` other
             than on a joined table,
-            ``TABLESAMPLE``, ``COLLATE``, ``INSERT OVERWRITE``,
+            ``TABLESAMPLE``, ``COLLATE``, ``INSERT OVERWRITE``, TO_CHANGELOG / FROM_CHANGELOG
+            outside FROM,
             ``INSERT ... PARTITION``, ``CAST`` to an unknown type, a binary literal with an odd
             number of hexadecimal digits (``X'ABC'``, Flink's "Binary literal string must contain
             an even number of hexits"), a string literal continued on the same line (``'a' 'b'``).
@@ -74,6 +75,10 @@ def reject_ignored(tree: exp.Expression, sql: str | None) -> None:
             refuse_at(sql, node, _HINT)
         if isinstance(node, (exp.Cast, exp.TryCast)):
             _check_cast_type(sql, node)
+        if isinstance(node, ChangelogCall) and not isinstance(node.parent, (exp.Table, exp.TableFromRows)):
+            # a table function is a FROM item; Calcite refuses any other call of it
+            refuse_at(sql, node.this, f"{node.function} is a table function: call it in FROM "
+                                      f"(SELECT ... FROM {node.function}(input => TABLE t, ...))")
         if isinstance(node, exp.HexString) and len(node.this) % 2:
             # Calcite's validator (Flink's): X'ABC' was read here as the bytes 0A BC
             refuse_at(sql, node, "Binary literal string must contain an even number of hexits")

@@ -237,5 +237,7 @@ def _deletes(node: PlanNode) -> bool:
         # rows leave a Top-N (Flink plans a rowtime deduplication keeping the last row as one too);
         # a join retracts its NULL-padded rows; a changelog source deletes
         return True
+    if node.kind == "changelog-ptf":  # FROM_CHANGELOG (TO_CHANGELOG is insert-only): Flink's [I,UB,UA,D]
+        return True
     return any(_deletes(i) for i in node.inputs)
 

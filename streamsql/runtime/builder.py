@@ -31,6 +31,7 @@ from streamsql.core.config import Config
 from streamsql.core.connector import SINK_STATE_PREFIX, ConnectorContext, Sink, Source, TaskResources
 from streamsql.core.values import parse_bool
 from streamsql.plan import nodes as plan
+from streamsql.plan.changelog_ptf import ChangelogFunctionNode
 from streamsql.plan.conflicts import SinkMaterializerNode
 from streamsql.plan.joins import ANTI, IntervalJoinNode, JoinNode, SemiJoinNode, WindowJoinNode
 from streamsql.plan.lookup import LookupJoinNode
@@ -53,6 +54,7 @@ from streamsql.runtime.job_state import JobState
 from streamsql.runtime.memory import TRIM_KEY, malloc_trimmer
 from streamsql.runtime.operators.base import Operator, OperatorContext
 from streamsql.runtime.operators.calc import CalcOperator
+from streamsql.runtime.operators.changelog_ptf import FromChangelogOperator, ToChangelogOperator
 from streamsql.runtime.operators.correlate import CorrelateOperator
 from streamsql.runtime.operators.group_agg_columnar import create_group_agg
 from streamsql.runtime.operators.group_agg_upgrade import drop_pruned_calls
@@ -234,6 +236,9 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     SinkMaterializerNode: lambda n: SinkUpsertMaterializer(n.sink_key, n.upsert_key, n.schema,
                                                            _not_null(n.table, n.schema.names)),
     CollectNode: lambda n: SinkOperator(n.sink, "collect"),
+    ChangelogFunctionNode: lambda n: (
+        ToChangelogOperator(n.to_codes, n.passed, n.schema) if n.function == "TO_CHANGELOG"
+        else FromChangelogOperator(n.from_kinds, n.op_index, n.passed, n.schema)),
 }
 
 

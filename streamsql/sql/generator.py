@@ -203,6 +203,26 @@ class FlinkGenerator(generator.Generator):
 
     tumble_sql = hop_sql = cumulate_sql = session_sql = windowtvf_sql
 
+    def changelogcall_sql(self, expression: nodes.ChangelogCall) -> str:
+        """``TO_CHANGELOG(input => TABLE t [PARTITION BY k], op => DESCRIPTOR(c), ...)``, named args."""
+        table = expression.args.get("input")
+        args = []
+        if table is not None:
+            text = f"TABLE {self.sql(table)}"
+            keys = expression.args.get("partition_by") or []
+            if keys:
+                text += f" PARTITION BY ({self.expressions(expression, key='partition_by', flat=True)})"
+            args.append(f"input => {text}")
+        for key in nodes.CHANGELOG_PARAMS[1:]:
+            value = expression.args.get(key)
+            if value is not None:
+                args.append(f"{key} => {self.sql(value)}")
+        return f"{expression.function}({', '.join(args)})"
+
+    def descriptorarg_sql(self, expression: nodes.DescriptorArg) -> str:
+        """``DESCRIPTOR(a, b)``."""
+        return f"DESCRIPTOR({self.expressions(expression, flat=True)})"
+
     # --- client statements ------------------------------------------------------------------
 
     def setoption_sql(self, expression: nodes.SetOption) -> str:

@@ -9,7 +9,9 @@ Find a construct by its method name, ``_parse_<construct>``:
   ``WATERMARK FOR c AS expr`` come through ``CONSTRAINT_PARSERS``;
 - window TVFs ``TUMBLE/HOP/CUMULATE/SESSION(TABLE t, DESCRIPTOR(c), ...)`` come through
   ``FUNCTION_PARSERS`` and ``TABLE(...)`` becomes ``exp.TableFromRows``;
-- ``MATCH_RECOGNIZE (...)`` after a table: :mod:`streamsql.sql.match_syntax`.
+- ``MATCH_RECOGNIZE (...)`` after a table: :mod:`streamsql.sql.match_syntax`;
+- the built-in PTFs ``TO_CHANGELOG`` / ``FROM_CHANGELOG`` through ``FUNCTION_PARSERS``:
+  :mod:`streamsql.sql.ptf_syntax`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from sqlglot.tokens import Token, TokenType
 from streamsql.functions.scalars.interval_qualifier import PRECISIONS, parse_qualifier, qualifier_error
 from streamsql.sql import nodes
 from streamsql.sql.match_syntax import frame_operand, parse_match_recognize
+from streamsql.sql.ptf_syntax import parse_changelog_call
 
 # Flink's named TVF parameters mapped to node args.
 _TVF_PARAM_NAMES = {
@@ -176,6 +179,7 @@ class FlinkParser(parser.Parser):
     FUNCTION_PARSERS = {
         **parser.Parser.FUNCTION_PARSERS,
         **{name: (lambda self, n=name: self._parse_window_tvf(n)) for name in nodes.WINDOW_TVFS},
+        **{name: (lambda self, n=name: parse_changelog_call(self, n)) for name in nodes.CHANGELOG_FUNCTIONS},
         "JSON_ARRAYAGG": lambda self: self._parse_json_arrayagg(),
         "JSON_ARRAY": lambda self: self._parse_json_array(),
         "JSON_VALUE": lambda self: self._parse_json_call("JSON_VALUE"),

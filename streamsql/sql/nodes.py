@@ -17,6 +17,8 @@ from typing import ClassVar
 
 from sqlglot import exp
 
+from streamsql.functions.scalars.calls import BUILT_IN_PTFS
+
 # --- column constraints inside CREATE TABLE -------------------------------------------------
 
 
@@ -93,6 +95,49 @@ class Session(WindowTVF):
 WINDOW_TVFS: dict[str, type[WindowTVF]] = {
     cls.__name__.upper(): cls for cls in (Tumble, Hop, Cumulate, Session)
 }
+
+# --- built-in process table functions ---------------------------------------------------------
+
+
+class ChangelogCall(exp.Expression):
+    """``TO_CHANGELOG(...)`` or ``FROM_CHANGELOG(...)``, Flink 2.3's built-in PTFs, in FROM.
+
+    Written ``FROM TO_CHANGELOG(input => TABLE t, ...)`` (an ``exp.Table`` whose ``this`` is this
+    node) or ``FROM TABLE(TO_CHANGELOG(...))`` (an ``exp.TableFromRows``); arguments by name or
+    by position in Flink's order :data:`CHANGELOG_PARAMS` (planned by
+    :mod:`streamsql.plan.changelog_ptf`).
+
+    Args:
+        this: the function's name, an ``exp.Var`` (``TO_CHANGELOG`` / ``FROM_CHANGELOG``), positioned.
+        input: ``TABLE t`` as an ``exp.Table`` (``meta["table_arg"]``), or another expression
+            (refused by the planner).
+        partition_by: ``TABLE t PARTITION BY k, ...``: a list of ``exp.Column`` (refused by Flink 2.3).
+        op: ``DESCRIPTOR(c, ...)``: a ``DescriptorArg`` (list of ``exp.Column``).
+        op_mapping: the MAP argument, any expression (the planner checks it is a literal).
+        on_time: ``DESCRIPTOR(...)``: a ``DescriptorArg``; uid: an expression.
+    """
+
+    arg_types = {"this": True, "input": False, "partition_by": False, "op": False, "op_mapping": False,
+                 "on_time": False, "uid": False}
+
+    @property
+    def function(self) -> str:
+        """``TO_CHANGELOG`` or ``FROM_CHANGELOG``."""
+        return self.this.name.upper()
+
+
+class DescriptorArg(exp.Expression):
+    """``DESCRIPTOR(a, b, ...)`` as a PTF argument: ``expressions`` are ``exp.Column`` nodes."""
+
+    arg_types = {"expressions": True}
+
+
+CHANGELOG_PARAMS: tuple[str, ...] = ("input", "op", "op_mapping", "on_time", "uid")
+"""Flink 2.3's parameters of TO_CHANGELOG and FROM_CHANGELOG, in positional order (its signature
+``TO_CHANGELOG(input => {TABLE, ROW SEMANTIC TABLE, ...}, op => DESCRIPTOR, op_mapping =>
+MAP<STRING, STRING>, on_time => DESCRIPTOR, uid => STRING)``, the last two every PTF's)."""
+
+CHANGELOG_FUNCTIONS: tuple[str, ...] = BUILT_IN_PTFS
 
 # --- statements -----------------------------------------------------------------------------
 
@@ -459,7 +504,7 @@ NODE_CLASSES: tuple[type[exp.Expression], ...] = (
     ShowViews, ShowJobs, ShowCreateTable, DescribeTable, ShowColumns, DescribeJob, AlterView, DescribeCatalog,
     Explain, StopJob,
     PrintTopic, StatementSet, BeginStatementSet, EndStatementSet, ClientCommand, ShowNamespace, CreateCatalog,
-    DropCatalog, JsonCall,
+    DropCatalog, JsonCall, ChangelogCall, DescriptorArg,
 )
 """Every node defined here; the generator maps each to its ``<key>_sql`` method (or its ``keywords``)."""
 

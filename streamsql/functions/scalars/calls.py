@@ -39,12 +39,24 @@ FLINK_LISTED_NOT_HERE: dict[str, tuple[str, ...]] = {
         "AGG_DECIMAL_MINUS", "AGG_DECIMAL_PLUS", "HIVE_AGG_DECIMAL_PLUS", "JSON_ARRAYAGG_ABSENT_ON_NULL",
         "JSON_ARRAYAGG_NULL_ON_NULL", "JSON_OBJECTAGG_ABSENT_ON_NULL", "JSON_OBJECTAGG_NULL_ON_NULL",
         "DEFAULT", "LIKE", "TRANSLATE3", "ASSIGNMENT", "TRY_CAST", "TYPEOF", "IS_JSON", "JSON"),
-    "process table functions and models": ("FROM_CHANGELOG", "TO_CHANGELOG", "ML_PREDICT"),
+    "models (ML_PREDICT: a model, CREATE MODEL, is no object here)": ("ML_PREDICT",),
 }
 """Names Flink 2.3's ``SHOW FUNCTIONS`` lists (its SQL names, not the Table API's camelCase ones)
 that StreamSQL's does not, by why: internal ones, written as SQL otherwise (``TRY_CAST(x AS T)``,
 ``x IS JSON``, ``TYPEOF`` is parsed here), and what is not written yet (recorded by
 ``scripts/flink_query_gaps.py``; ``tests/sql/test_flink_query_gaps.py`` checks the list)."""
+
+_PTF_ARGS = "op => DESCRIPTOR, op_mapping => MAP<STRING, STRING>"
+BUILT_IN_PTF_SIGNATURES: dict[str, str] = {
+    "FROM_CHANGELOG": "(input => {TABLE, ROW SEMANTIC TABLE}, " + _PTF_ARGS + ")",
+    "TO_CHANGELOG": "(input => {TABLE, ROW SEMANTIC TABLE, SUPPORT UPDATES, REQUIRE UPDATE BEFORE, "
+                    "REQUIRE FULL DELETE}, " + _PTF_ARGS + ")",
+}
+"""The signature (after the name) ``DESCRIBE FUNCTION EXTENDED`` shows, as Flink 2.3's."""
+BUILT_IN_PTFS: tuple[str, ...] = tuple(BUILT_IN_PTF_SIGNATURES)
+"""Flink 2.3's built-in process table functions StreamSQL runs, called in FROM
+(:mod:`streamsql.sql.ptf_syntax`, :mod:`streamsql.plan.changelog_ptf`); SHOW FUNCTIONS lists them,
+DESCRIBE FUNCTION describes them (kind ``PROCESS_TABLE``)."""
 
 FLINK_AGGREGATES_NOT_YET: frozenset[str] = frozenset()
 """Flink aggregates StreamSQL does not compute yet (refused at the call; listed in the docs)."""
