@@ -1,0 +1,107 @@
+"""A script's query (``streamsql run FILE``, ``streamsql shell -f FILE``) as Flink 2.3's SQL client ``-f``.
+
+Before (session 33) ``run`` and ``-f`` ignored ``'sql-client.execution.result-mode'`` and printed
+a query's rows only when it ended (widths fitted to every row), an unbounded one when Ctrl-C ended
+the whole run (exit 130). Flink's client (recorded by ``scripts/flink_sql_client.py`` in
+``sql_client_flink.json``) refuses a query in another mode than tableau (the file stops there),
+prints the header at once in widths by column type and each row as it arrives, and a Ctrl-C ends
+only the query: ``Query terminated, ...`` and the script goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+FLINK = json.loads((Path(__file__).parent / "sql_client_flink.json").read_text())
+ENTRY_POINTS = {"run": ["run", "s.sql"], "shell -f": ["shell", "-f", "s.sql"]}
+_SECONDS = re.compile(r" \(\d+\.\d+ seconds\)$")
+
+
+def _blocks(stdout: str) -> list[list[str]]:
+    """The query results of a client's stdout: per query, its table lines and its last line.
+
+    Flink echoes each statement after its prompt (``Flink SQL> SELECT ...``) on the line its
+    header starts; the prompt and statement are cut, as are the timings ``(S.SS seconds)``.
+    """
+    out: list[list[str]] = []
+    for raw in stdout.splitlines():
+        line = raw.split("Flink SQL> ", 1)[1] if "Flink SQL> " in raw else raw
+        if "+-" in line and not line.startswith("+"):
+            line = line[line.index("+-"):]  # the echoed statement runs on into the header
+        if line.startswith("+") and (not out or out[-1][-1].startswith(("Received", "Query terminated"))):
+            out.append([])
+        if line.startswith(("+", "|", "Received a total", "Query terminated")) and out:
+            out[-1].append(_SECONDS.sub("", line))
+    return out
+
+
+def _error(stdout: str) -> str:
+    """The text of the refusal of a result mode (Flink's exception message, or ours)."""
+    m = re.search(r"(In non-interactive mode, it only supports .*? in the sql file\.)", stdout)
+    return m.group(1) if m else ""
+
+
+def _streamsql(entry: str, script: str, cwd: Path, sigint_after: float | None = None,
+               timeout: float = 120) -> tuple[int, str]:
+    (cwd / "s.sql").write_text(script)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(cwd / "history")}
+    proc = subprocess.Popen([sys.executable, "-m", "streamsql", *ENTRY_POINTS[entry]], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        if sigint_after is not None:
+            time.sleep(sigint_after)
+            proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, out
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+def test_bounded_queries_and_a_refused_mode_as_flinks_client(entry, tmp_path):
+    """Flink's tableau of each bounded query (header in widths by type, op column, ``0 row``), then
+    ``'changelog'`` refused in Flink's words: the statements after it do not run (exit 1: ours)."""
+    flink = FLINK["modes"]
+    rc, out = _streamsql(entry, flink["sql"], tmp_path)
+    ours, theirs = _blocks(out), _blocks(flink["stdout"])
+    assert len(ours) == len(theirs) == 3, out
+    for mine, flinks in zip(ours, theirs):
+        assert mine[:3] == flinks[:3], out  # the header, printed before the rows, widths by type
+        assert mine[-1] == flinks[-1] or "GROUP BY" in out, out
+    # insert-only results are the same lines (the GROUP BY's updates may come batched: +I 1, 2)
+    assert ours[0] == theirs[0] and ours[2] == theirs[2], out
+    assert _error(out) == _error(flink["stdout"]) != "", out
+    assert "(line 6, column 1)" in out, out
+    assert "| +I |                      1 |" not in out and rc == 1, out  # SELECT 1 AS x never ran
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+def test_ctrl_c_ends_only_the_unbounded_query_as_flinks_client(entry, tmp_path):
+    """Rows shown as they arrive under Flink's header (widths of every type class); Ctrl-C prints
+    ``Query terminated, received a total of N rows`` (N the rows shown) and the script goes on:
+    the next query runs, then ``'table'`` is refused and the script stops there."""
+    flink = FLINK["ctrl_c"]
+    rc, out = _streamsql(entry, flink["sql"], tmp_path, sigint_after=12)
+    ours, theirs = _blocks(out), _blocks(flink["stdout"])
+    assert len(ours) == len(theirs) == 2, out
+    assert ours[0][:3] == theirs[0][:3], out
+    for blocks in (ours, theirs):
+        ended = re.fullmatch(r"Query terminated, received a total of (\d+) rows?", blocks[0][-1])
+        assert ended, blocks
+        rows = [ln for ln in blocks[0][3:-1] if ln.startswith("| +I |")]
+        assert len(rows) == int(ended.group(1)) > 0 and all(len(r) == len(blocks[0][0]) for r in rows), blocks
+    assert ours[1] == theirs[1], out  # SELECT 'after' ran after the Ctrl-C
+    assert _error(out) == _error(flink["stdout"]) != "", out
+    assert "never" not in out.split("In non-interactive mode")[1], out
+    assert rc == 1, out
