@@ -32,9 +32,13 @@ def test_ctrl_c_prints_the_rows_an_unbounded_select_received(tmp_path, args):
     proc = subprocess.Popen([sys.executable, "-m", "streamsql", *args], cwd=tmp_path, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        time.sleep(6)  # started, and ~20 rows a second for a few seconds
+        first = proc.stdout.readline()
+        while first and not first.startswith("| +I |"):  # the query runs (not the imports: exit 130)
+            first = proc.stdout.readline()
+        time.sleep(3)  # ~20 rows a second for a few seconds
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
+        out = first + out
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -56,11 +56,18 @@ def _streamsql(entry: str, script: str, cwd: Path, sigint_after: float | None = 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(cwd / "history")}
     proc = subprocess.Popen([sys.executable, "-m", "streamsql", *ENTRY_POINTS[entry]], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen = ""
     try:
-        if sigint_after is not None:
+        if sigint_after is not None:  # once the query shows rows (not while the modules import)
+            line = proc.stdout.readline()
+            seen += line
+            while line and not line.startswith("| +I |"):
+                line = proc.stdout.readline()
+                seen += line
             time.sleep(sigint_after)
             proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=timeout)
+        out = seen + out
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -92,7 +99,7 @@ def test_ctrl_c_ends_only_the_unbounded_query_as_flinks_client(entry, tmp_path):
     ``Query terminated, received a total of N rows`` (N the rows shown) and the script goes on:
     the next query runs, then ``'table'`` is refused and the script stops there."""
     flink = FLINK["ctrl_c"]
-    rc, out = _streamsql(entry, flink["sql"], tmp_path, sigint_after=12)
+    rc, out = _streamsql(entry, flink["sql"], tmp_path, sigint_after=3)
     ours, theirs = _blocks(out), _blocks(flink["stdout"])
     assert len(ours) == len(theirs) == 2, out
     assert ours[0][:3] == theirs[0][:3], out
