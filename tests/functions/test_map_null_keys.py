@@ -60,7 +60,9 @@ def _prepared(tmp_path: Path, script: str, index: int) -> StreamEnvironment:
 
 def _run(env: StreamEnvironment, sql: str, tmp_path: Path) -> list:
     result = _execute(env, sql.removeprefix("PRINT "), tmp_path)
-    return [] if result is None else [[k.short] + [_text(v) for v in r] for k, r in result.collect(timeout=60)]
+    if result is None:
+        return []
+    return [[k.short] + [_text(v) for v in r] for k, r in result.collect(timeout=60)]
 
 
 @pytest.mark.parametrize(("script", "index"), list(_cases()))
@@ -89,7 +91,8 @@ def test_as_flink_or_a_clear_failure_for_a_null_key(tmp_path, script, index):
 def test_json_sink_map_null_key_options_write_flinks_lines(tmp_path, mode):
     """A json sink with ``'json.map-null-key.mode'`` (and ``.literal``) is taken (it was refused as an
     unknown option): the row whose map has no NULL key is written as Flink wrote it."""
-    statements = {st["sql"].split()[2]: st for st in FLINK["json_sink"] if st["sql"].startswith("CREATE TABLE")}
+    statements = {st["sql"].split()[2]: st for st in FLINK["json_sink"]
+                  if st["sql"].startswith("CREATE TABLE")}
     env = StreamEnvironment()
     _execute(env, FLINK["json_sink"][0]["sql"], tmp_path)  # the view v
     _execute(env, statements[f"s_{mode}"]["sql"], tmp_path)
