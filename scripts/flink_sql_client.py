@@ -40,7 +40,7 @@ SELECT 2 AS y;
 """},
     # an unbounded query of every width class ended by Ctrl-C; the script goes on; 'table' refused
     "ctrl_c": {"sigint": 40, "sql": """CREATE TABLE g (id BIGINT, s STRING, d DOUBLE, ts TIMESTAMP(3), """
-               """dec DECIMAL(10, 2), f FLOAT, ti TINYINT, si SMALLINT, dt DATE, tm TIME(0), """
+               """amt DECIMAL(10, 2), f FLOAT, ti TINYINT, si SMALLINT, dt DATE, tm TIME(0), """
                """lt TIMESTAMP_LTZ(6), b BOOLEAN) WITH ('connector' = 'datagen', 'rows-per-second' = '1', """
                """'fields.s.length' = '40');
 SELECT * FROM g;
