@@ -39,7 +39,9 @@ SELECT 1 AS x;
 SELECT 2 AS y;
 """},
     # an unbounded query of every width class ended by Ctrl-C; the script goes on; 'table' refused
-    "ctrl_c": {"sigint": 40, "sql": """CREATE TABLE g (id BIGINT, s STRING, d DOUBLE, ts TIMESTAMP(3), """
+    # (the SET first: Flink's client defaults to 'table', which -f refuses: recorded in "default_mode")
+    "ctrl_c": {"sigint": 40, "sql": """SET 'sql-client.execution.result-mode' = 'tableau';
+CREATE TABLE g (id BIGINT, s STRING, d DOUBLE, ts TIMESTAMP(3), """
                """amt DECIMAL(10, 2), f FLOAT, ti TINYINT, si SMALLINT, dt DATE, tm TIME(0), """
                """lt TIMESTAMP_LTZ(6), b BOOLEAN) WITH ('connector' = 'datagen', 'rows-per-second' = '1', """
                """'fields.s.length' = '40');
@@ -49,6 +51,8 @@ SET 'sql-client.execution.result-mode' = 'table';
 SELECT 'bad' AS y;
 SELECT 'never' AS z;
 """},
+    # no SET: Flink's default result mode is 'table', so the script's query is refused
+    "default_mode": {"sql": "SELECT 1 AS x;\nSELECT 2 AS y;\n"},
 }
 
 
