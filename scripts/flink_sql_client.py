@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -51,6 +53,8 @@ SET 'sql-client.execution.result-mode' = 'table';
 SELECT 'bad' AS y;
 SELECT 'never' AS z;
 """},
+    # the same with the client in a terminal (a pty): jline's terminal takes the SIGINT
+    "ctrl_c_tty": {"sigint": 40, "tty": True, "sql": None},
     # no SET: Flink's default result mode is 'table', so the script's query is refused
     "default_mode": {"sql": "SELECT 1 AS x;\nSELECT 2 AS y;\n"},
 }
@@ -77,25 +81,58 @@ def _command(script: Path, logs: Path) -> list[str]:
             "-Dexecution.target=local", "-f", str(script)]
 
 
+def _in_terminal(command: list[str], folder: Path, env: dict, sigint: float) -> tuple[int, str]:
+    """Run ``command`` in a pty (its terminal); SIGINT after ``sigint`` seconds; (exit code, output)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(command, cwd=folder, env=env, stdin=slave, stdout=slave, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    os.close(slave)
+    chunks, start, sent = [], time.monotonic(), False
+    while True:
+        if not sent and time.monotonic() - start > sigint:
+            proc.send_signal(signal.SIGINT)
+            sent = True
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                data = b""
+            if not data and proc.poll() is not None:
+                break
+            chunks.append(data)
+        elif proc.poll() is not None or time.monotonic() - start > 300:
+            break
+    if proc.poll() is None:
+        proc.kill()
+    os.close(master)
+    return proc.wait(), b"".join(chunks).decode(errors="replace").replace("\r\n", "\n")
+
+
 def run(name: str) -> dict:
     """Run one script through Flink's SQL client: its stdout, exit code and SIGINT time."""
     case = SCRIPTS[name]
+    sql = case["sql"] or SCRIPTS[name.removesuffix("_tty")]["sql"]
     folder = Path(tempfile.mkdtemp(prefix=f"flink_sql_client_{name}_"))
     script = folder / "s.sql"
-    script.write_text(case["sql"])
+    script.write_text(sql)
     env = {**os.environ, "FLINK_CONF_DIR": str(PYFLINK / "conf"), "FLINK_HOME": str(PYFLINK)}
-    proc = subprocess.Popen(_command(script, folder), cwd=folder, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    if case.get("sigint"):
-        time.sleep(case["sigint"])
-        proc.send_signal(signal.SIGINT)
-    try:
-        out, _ = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    return {"sql": case["sql"], "sigint": case.get("sigint"), "rc": proc.returncode,
-            "stdout": re.sub(r"\x1b\[[0-9;]*m", "", out)}
+    if case.get("tty"):
+        rc, out = _in_terminal(_command(script, folder), folder, env, case["sigint"])
+    else:
+        proc = subprocess.Popen(_command(script, folder), cwd=folder, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True)
+        if case.get("sigint"):
+            time.sleep(case["sigint"])
+            proc.send_signal(signal.SIGINT)
+        try:
+            out, _ = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        rc = proc.returncode
+    return {"sql": sql, "sigint": case.get("sigint"), "tty": bool(case.get("tty")), "rc": rc,
+            "stdout": re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out)}
 
 
 def main(argv: list[str]) -> None:
