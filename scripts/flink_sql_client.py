@@ -12,6 +12,7 @@ started. Writes stdout (ANSI colours removed), the exit code and the SIGINT time
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pty
@@ -21,6 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 from pathlib import Path
 
@@ -84,8 +86,12 @@ def _command(script: Path, logs: Path) -> list[str]:
 def _in_terminal(command: list[str], folder: Path, env: dict, sigint: float) -> tuple[int, str]:
     """Run ``command`` in a pty (its terminal); SIGINT after ``sigint`` seconds; (exit code, output)."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen(command, cwd=folder, env=env, stdin=slave, stdout=slave, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    def controlling() -> None:  # the pty becomes the client's controlling terminal, as a shell's
+        os.setsid()
+        fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+
+    proc = subprocess.Popen(command, cwd=folder, env=env, stdin=slave, stdout=slave,
+                            stderr=subprocess.DEVNULL, preexec_fn=controlling)  # noqa: PLW1509
     os.close(slave)
     chunks, start, sent = [], time.monotonic(), False
     while True:
