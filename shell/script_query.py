@@ -10,9 +10,12 @@ statement, and the file stops there); in that mode it prints the rows as they ar
 - each row as it arrives (a cell longer than its column cut to ``...``);
 - at the end the bottom border (only when a row came) and ``Received a total of N rows (S.SS
   seconds)`` (``row`` for 0 or 1, as Flink writes it; the seconds since the rows were asked for);
-- Ctrl-C (SIGINT) ends the query: ``Query terminated, received a total of N rows``, its job is
-  cancelled and the script goes on with its next statement, as Flink's client cancels the
-  result and goes on. SIGTERM still ends the whole run (exit 143).
+- Ctrl-C (SIGINT) ends the query: ``Query terminated, received a total of N rows (S.SS seconds)``
+  and its job is cancelled. What then depends on the terminal, as in Flink's client: without one (input from a
+  file or pipe, a CI job, ``kill -INT``) the signal ends the whole client (exit 130: the JVM's
+  default for SIGINT, jline has no terminal to take it), so the run ends (130, its jobs cancelled);
+  in a terminal jline's handler only cancels the query (``CliTableauResultView``) and the script
+  goes on with its next statement. SIGTERM always ends the whole run (exit 143).
 
 ``scripts/flink_sql_client.py`` records what Flink's client prints for these (compared in
 ``tests/shell/test_script_query.py``).
@@ -20,6 +23,7 @@ statement, and the file stops there); in that mode it prints the rows as they ar
 
 from __future__ import annotations
 
+import signal
 import time
 from typing import TYPE_CHECKING, TextIO
 
@@ -35,6 +39,8 @@ if TYPE_CHECKING:
     from streamsql.table_result import TableResult
 
 MODE_KEY = "sql-client.execution.result-mode"
+#: The signals that interrupt a script (Ctrl-C, kill, a failed job's notice): held while a row is shown.
+_HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGUSR1}
 
 #: Flink 2.3's SQL client's words for a query of a ``-f`` script in another result mode than tableau.
 NOT_TABLEAU = ("In non-interactive mode, it only supports to use TABLEAU as value of "
@@ -93,13 +99,15 @@ def _rows(n: int) -> str:
     return f"{n} {'rows' if n > 1 else 'row'}"  # Flink's getRowTerm: "0 row", "1 row", "2 rows"
 
 
-def print_query(result: TableResult, out: TextIO, max_width: int = 30) -> None:
+def print_query(result: TableResult, out: TextIO, max_width: int = 30, go_on: bool = False) -> None:
     """Print a query's changelog as it arrives, in Flink's streaming tableau (see the module doc).
 
-    A Ctrl-C (SIGINT) ends the query (its job cancelled) and returns: the script goes on.
+    A Ctrl-C (SIGINT) ends the query (its job cancelled) and, with ``go_on`` (the run has a
+    terminal), returns: the script goes on.
 
     Raises:
-        KeyboardInterrupt: SIGTERM, or the signal ``streamsql run`` sends itself when a job fails.
+        KeyboardInterrupt: a Ctrl-C without ``go_on``, SIGTERM, or the signal ``streamsql run``
+            sends itself when a job fails.
         Exception: the query's own failure.
     """
     printer = TableauPrinter(result.columns, True, max_width, total_width=None,
@@ -109,9 +117,15 @@ def print_query(result: TableResult, out: TextIO, max_width: int = 30) -> None:
     count, start = 0, time.monotonic()
     try:
         for item in shown_changelog(result.collect(), result.column_types, result.time_zone):
-            out.write(printer.rows([item]))
-            out.flush()
-            count += 1
+            line = printer.rows([item])
+            # a row is shown and counted together: "received a total of N" is the rows shown
+            signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+            try:
+                out.write(line)
+                out.flush()
+                count += 1
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
     except KeyboardInterrupt:
         if not _ctrl_c():
             raise
@@ -125,9 +139,12 @@ def print_query(result: TableResult, out: TextIO, max_width: int = 30) -> None:
         return
     if result.job is not None:
         result.job.cancel()
-    INTERRUPTED.clear()  # taken: the script goes on
-    out.write(f"Query terminated, received a total of {_rows(count)}\n")
+    seconds = time.monotonic() - start
+    out.write(f"Query terminated, received a total of {_rows(count)} ({seconds:.2f} seconds)\n")
     out.flush()
+    if not go_on:
+        raise KeyboardInterrupt  # the run ends (130), as Flink's client without a terminal
+    INTERRUPTED.clear()  # taken: the script goes on
 
 
 def _ctrl_c() -> bool:

@@ -253,15 +253,16 @@ def _quit_run(env, voice: _Voice) -> int:
 def _printer(env, out, print_result) -> Callable:
     """How a script prints a statement's result: a query's rows as they arrive, as Flink's client -f.
 
-    (``streamsql.shell.script_query``: Flink's streaming tableau, Ctrl-C ends only the query); the
-    rest as :func:`~streamsql.output.print_result` prints it.
+    (``streamsql.shell.script_query``: Flink's streaming tableau; Ctrl-C ends only the query in a
+    terminal, the run without one); the rest as :func:`~streamsql.output.print_result` prints it.
     """
     from streamsql.shell.results import int_setting
     from streamsql.shell.script_query import print_query
 
     def show(result) -> None:
         if result.kind == "query":
-            print_query(result, out, int_setting(env.config.get("sql-client.display.max-column-width"), 30))
+            print_query(result, out, int_setting(env.config.get("sql-client.display.max-column-width"), 30),
+                        go_on=sys.stdin.isatty())  # Ctrl-C: only the query, in a terminal (as Flink's)
         else:
             print_result(result, out)
 
