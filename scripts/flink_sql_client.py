@@ -4,7 +4,8 @@ Runs Flink's own ``SqlClient`` (embedded mode, ``execution.target`` local) from 
 install, with the ``flink-sql-gateway`` jar PyFlink lacks (fetched once with ``mvn
 dependency:copy`` into ``~/.cache/streamsql/flink-sql-gateway``), on each script of
 :data:`SCRIPTS`; a script with ``"sigint"`` gets a SIGINT (Ctrl-C) that many seconds after it
-started. Writes stdout (ANSI colours removed), the exit code and the SIGINT time to
+started; one with ``"tty"`` runs with a pty as its terminal (jline then takes the SIGINT: only
+the query ends). Writes stdout (ANSI colours removed), the exit code and the SIGINT time to
 ``tests/shell/sql_client_flink.json``, which ``tests/shell/test_script_query.py`` replays::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_sql_client.py [NAME ...]
