@@ -188,11 +188,14 @@ class TableauPrinter:
     keep their usual width, the last the rest), or are never cut when ``total_width`` is None
     (output to a pipe or file: nobody's screen to fit). With ``left_text``, columns whose first
     values are text are left-aligned; the rest are right-aligned, as Flink's tableau does.
+    ``widths`` (one per column, the op column's first) fixes the widths instead: the header can
+    then be printed before any row (:mod:`streamsql.shell.script_query`).
     """
 
     def __init__(self, columns: list[str], with_op: bool, max_width: int = 30, wide: tuple[str, ...] = (),
-                 total_width: int | None = 80, left_text: bool = False):
+                 total_width: int | None = 80, left_text: bool = False, widths: list[int] | None = None):
         self.headers = (["op"] if with_op else []) + list(columns)
+        self.fixed = widths  # given widths (a script's, by column type), else fitted to the first rows
         self.with_op = with_op
         self.max_width = max_width
         self.wide = [self.headers.index(c) for c in wide if c in self.headers]
@@ -205,7 +208,10 @@ class TableauPrinter:
         return ([kind.short] if self.with_op else []) + list(row)
 
     def header(self, first: list[tuple[RowKind | None, tuple]]) -> str:
-        """The boxed header, fixing the column widths from the ``first`` rows."""
+        """The boxed header, fixing the column widths from the ``first`` rows (unless given)."""
+        if self.fixed is not None:
+            self.widths = list(self.fixed)
+            return "\n".join([self.border(), self._line(self.headers), self.border()]) + "\n"
         cells = [self._cells(k, r) for k, r in first]
         # Never narrower than <NULL>: a later NULL must not be cut to "<..." (as Flink's tableau
         # widens nullable columns to fit it); the op column is never NULL: 2 wide, as Flink's `| op |`.
@@ -333,7 +339,7 @@ def show_stream(shell: Shell, stream: Stream, mode: str) -> Outcome:
                     f"(one of {', '.join(RESULT_MODES)}); using tableau.\n")
         mode = "tableau"
     with_op = stream.job is not None
-    max_width = _int(shell.env.config.get("sql-client.display.max-column-width"), 30)
+    max_width = int_setting(shell.env.config.get("sql-client.display.max-column-width"), 30)
     pump = _Pump(stream).start()
     if mode == "table":
         return _table_view(shell, stream, pump)
@@ -405,7 +411,8 @@ def _terminal_width(shell: Shell) -> int | None:
     return shutil.get_terminal_size().columns
 
 
-def _int(value: str | None, default: int) -> int:
+def int_setting(value: str | None, default: int) -> int:
+    """A width setting's value (at least 4), or ``default`` when unset or not a number."""
     try:
         return max(4, int(value)) if value else default
     except ValueError:

@@ -108,8 +108,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         with FailureWatch(env.jobs, on_failure):  # on leaving, every failure has been reported
             running_statements.set()
             shell_statements = _shell_statements(env, voice, worker=args.command == "worker")
-            quit_ = _run_statements(env, script, args.file,
-                                    lambda result: print_result(result, voice.results), shell_statements)
+            quit_ = _run_statements(env, script, args.file, _printer(env, voice.results, print_result),
+                                    shell_statements)
             running_statements.clear()
             if _interrupted.is_set():  # a Ctrl-C that a query in DuckDB took for its own (see _on_sigint)
                 raise KeyboardInterrupt
@@ -250,6 +250,25 @@ def _quit_run(env, voice: _Voice) -> int:
     return 0
 
 
+def _printer(env, out, print_result) -> Callable:
+    """How a script prints a statement's result: a query's rows as they arrive, as Flink's client -f.
+
+    (``streamsql.shell.script_query``: Flink's streaming tableau; Ctrl-C ends only the query in a
+    terminal, the run without one); the rest as :func:`~streamsql.output.print_result` prints it.
+    """
+    from streamsql.shell.results import int_setting
+    from streamsql.shell.script_query import print_query
+
+    def show(result) -> None:
+        if result.kind == "query":
+            print_query(result, out, int_setting(env.config.get("sql-client.display.max-column-width"), 30),
+                        go_on=sys.stdin.isatty())  # Ctrl-C: only the query, in a terminal (as Flink's)
+        else:
+            print_result(result, out)
+
+    return show
+
+
 def _run_statements(env, script: str, file: str, print_result,
                     shell_statement: Callable[[exp.Expr, str], bool] | None = None) -> bool:
     """Parse the whole script, then run its statements in order, printing each (``print_result(result)``).
@@ -263,8 +282,11 @@ def _run_statements(env, script: str, file: str, print_result,
     Raises:
         StreamSQLError: the first failing statement, positioned in the script.
     """
+    from sqlglot import exp
+
     from streamsql.core.errors import StatementError
     from streamsql.shell.commands import SHELL_STATEMENTS
+    from streamsql.shell.script_query import check_result_mode
     from streamsql.sql.parser import error_in_script, parse_script
 
     # Parse the whole script first: a syntax error at the end must not leave jobs running.
@@ -275,6 +297,8 @@ def _run_statements(env, script: str, file: str, print_result,
                 if not shell_statement(tree, st.text):
                     return True
                 continue
+            if isinstance(tree, exp.Query):  # only in tableau mode, as Flink's SQL client -f
+                check_result_mode(env.config, st.text)
             result = env.execute_parsed(tree, st.text)
         except StatementError as e:  # a SqlError, PlanError or OptionError: re-position it in the script
             raise error_in_script(e, st, script, file, [s for s, _ in statements[:i]]) from None

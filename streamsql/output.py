@@ -190,9 +190,10 @@ def print_result(result: TableResult, out: TextIO) -> None:
     """Print a statement's result: messages, rows, a query's changelog, EXPLAIN text.
 
     A query's changelog is printed once the query ends (the table's widths need every row). A
-    KeyboardInterrupt while an unbounded query runs (Ctrl-C, SIGTERM: ``streamsql run``) prints the
-    rows received until then, with ``Query terminated, received a total of N rows`` as the shell
-    says, and is raised again.
+    KeyboardInterrupt while an unbounded query runs prints the rows received until then, with
+    ``Query terminated, received a total of N rows`` as the shell says, and is raised again.
+    (``streamsql run`` and ``shell -f`` print a query's rows as they arrive instead, as Flink's
+    SQL client ``-f``: ``streamsql.shell.script_query``.)
     """
     if result.kind == "rows" and not result.rows:
         out.write("Empty set\n")  # as Flink's SQL client, and our shell

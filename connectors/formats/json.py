@@ -123,6 +123,15 @@ OPTIONS = [
     flag_option("json.fail-on-missing-field", "fail when a column's field is absent (else NULL)"),
     timestamp_standard_option("json", "'yyyy-MM-dd HH:mm:ss.s' (SQL) or with 'T' (ISO-8601)"),
     decimal_plain_option("json"),
+    # Flink's JsonFormatOptions MAP_NULL_KEY_MODE / MAP_NULL_KEY_LITERAL (writing a MAP's NULL key).
+    # A map here never holds a NULL key (MAP[...] or MAP_FROM_ARRAYS with one fails the job,
+    # docs/types.md), so every mode writes what Flink writes for the maps that reach a sink
+    # (tests/functions/test_map_null_keys.py, against scripts/flink_map_null_keys.py's answers).
+    choice_option("json.map-null-key.mode", ("FAIL", "DROP", "LITERAL"),
+                  "a MAP's NULL key when writing: fail, drop the entry, or write the literal (maps here "
+                  "never hold a NULL key: building one fails the job)", "FAIL", enum=True),
+    OptionSpec("json.map-null-key.literal", default="null",
+               description="the key written for a MAP's NULL key in 'LITERAL' mode"),
 ]
 
 _MISSING = object()
