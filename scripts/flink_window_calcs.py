@@ -5,7 +5,8 @@ For each query of ``QUERIES`` (over a datagen table ``ev`` with a WATERMARK on `
 ``"pushed"`` (a window aggregate assigning windows from the time attribute, ``time_col=[ts]``),
 ``"attached"`` (a window aggregate over the TVF's rows, ``win_start=[...], win_end=[...]``),
 a window Top-N, deduplication or join (``"window-rank"``, ``"window-dedup"``, ``"window-join"``) or
-``"group"`` (a GroupAggregate); also over a processing-time table ``evp`` and a SESSION view ``sv``. Written to ``tests/plan/window_calcs_flink.json``, which
+``"group"`` (a GroupAggregate); also over a processing-time table ``evp``, a second table ``evr`` and
+a SESSION view ``sv``. Written to ``tests/plan/window_calcs_flink.json``, which
 ``tests/plan/test_window_calcs.py`` compares StreamSQL's EXPLAIN with. Regenerate::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_window_calcs.py
@@ -24,8 +25,10 @@ DDL = [
     "WHERE v > 0",
     "CREATE TABLE evr (k STRING, w INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
     "WITH ('connector' = 'datagen', 'number-of-rows' = '5')",
-    "CREATE TABLE evp (k STRING, v INT, pt AS PROCTIME()) WITH ('connector' = 'datagen', 'number-of-rows' = '5')",
-    "CREATE TEMPORARY VIEW sv AS SELECT k, v, window_start, window_end FROM TABLE(SESSION(TABLE ev PARTITION BY k, "
+    "CREATE TABLE evp (k STRING, v INT, pt AS PROCTIME()) WITH ('connector' = 'datagen', "
+    "'number-of-rows' = '5')",
+    "CREATE TEMPORARY VIEW sv AS SELECT k, v, window_start, window_end FROM TABLE(SESSION(TABLE ev "
+    "PARTITION BY k, "
     "DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE v > 0",
 ]
 T = "TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' MINUTE))"
@@ -39,12 +42,12 @@ QUERIES = [
     f"SELECT window_start, window_end, COUNT(*) FROM (SELECT * FROM {T} WHERE v > 0) {W}",
     f"SELECT window_start, window_end, COUNT(*) FROM {T} WHERE window_start < TIMESTAMP "
     f"'2024-01-01 00:02:00' {W}",
-    f"SELECT window_start, window_end, COUNT(*) FROM (SELECT window_start, window_end, window_start + "
+    "SELECT window_start, window_end, COUNT(*) FROM (SELECT window_start, window_end, window_start + "
     f"INTERVAL '1' HOUR AS x FROM {T}) {W}",
-    f"SELECT window_start, window_end, x, COUNT(*) FROM (SELECT window_start, window_end, window_start + "
+    "SELECT window_start, window_end, x, COUNT(*) FROM (SELECT window_start, window_end, window_start + "
     f"INTERVAL '1' HOUR AS x FROM {T}) {W}, x",
     f"SELECT k, window_start, window_end, SUM(v) FROM (SELECT k, v, window_start, window_end FROM {H} "
-    f"WHERE v > 0) GROUP BY k, window_start, window_end",
+    "WHERE v > 0) GROUP BY k, window_start, window_end",
     f"SELECT window_start, window_end, COUNT(*) FROM {H} WHERE window_start >= TIMESTAMP "
     f"'2024-01-01 00:00:30' {W}",
     f"SELECT window_start, window_end, COUNT(*) FROM fv {W}",
@@ -58,7 +61,7 @@ QUERIES = [
     f"SELECT window_start, window_end, COUNT(*) FROM (SELECT * FROM {T} WHERE v > 0) WHERE k <> 'x' {W}",
     f"SELECT window_start, window_end, MAX(ts) FROM {T} WHERE window_start < ts {W}",
     f"SELECT window_start, window_end, COUNT(*) FROM (SELECT window_end, window_start FROM {T}) {W}",
-    f"SELECT window_start, window_end, SUM(x) FROM (SELECT window_start, window_end, EXTRACT(SECOND FROM "
+    "SELECT window_start, window_end, SUM(x) FROM (SELECT window_start, window_end, EXTRACT(SECOND FROM "
     f"window_start) AS x FROM {T}) {W}",
     f"SELECT window_start, window_end, COUNT(*) FROM (SELECT * FROM {T} WHERE v > 0) WHERE window_start > "
     f"TIMESTAMP '2024-01-01 00:00:00' {W}",
@@ -69,28 +72,35 @@ QUERIES = [
     # wintvf34: grouping sets, processing time, SESSION, Top-N, deduplication and joins through Calcs
     f"SELECT window_start, window_end, k, COUNT(*) FROM {H} WHERE window_end > ts + INTERVAL '20' SECOND "
     f"{W}, GROUPING SETS ((k), ())",
-    f"SELECT window_start, window_end, k, v, COUNT(*) FROM {C} WHERE window_start < TIMESTAMP '2024-01-01 00:02:00' "
+    f"SELECT window_start, window_end, k, v, COUNT(*) FROM {C} WHERE window_start < TIMESTAMP "
+    "'2024-01-01 00:02:00' "
     f"{W}, CUBE (k, v)",
     f"SELECT window_start, window_end, k, COUNT(*) FROM {T} WHERE window_start > ts - INTERVAL '50' SECOND "
     "GROUP BY window_end, GROUPING SETS ((window_start, k), (k))",
     f"SELECT window_start, window_end, k, COUNT(*) FROM {T} WHERE window_start > ts - INTERVAL '50' SECOND "
     "GROUP BY window_start, GROUPING SETS ((window_end, k), (window_end))",
     f"SELECT window_start, window_end, COUNT(*) FROM {P} WHERE v > 0 {W}",
-    f"SELECT window_start, window_end, COUNT(*) FROM {P} WHERE window_start > TIMESTAMP '2024-01-01 00:00:00' {W}",
-    f"SELECT window_start, window_end, k, COUNT(*) FROM {P} WHERE window_start > TIMESTAMP '2024-01-01 00:00:00' "
+    f"SELECT window_start, window_end, COUNT(*) FROM {P} WHERE window_start > TIMESTAMP '2024-01-01 "
+    f"00:00:00' {W}",
+    f"SELECT window_start, window_end, k, COUNT(*) FROM {P} WHERE window_start > TIMESTAMP "
+    "'2024-01-01 00:00:00' "
     f"{W}, ROLLUP(k)",
-    f"SELECT k, window_start, window_end, COUNT(*) FROM (SELECT * FROM {S} WHERE v > 0) GROUP BY k, window_start, "
+    f"SELECT k, window_start, window_end, COUNT(*) FROM (SELECT * FROM {S} WHERE v > 0) GROUP BY k, "
+    "window_start, "
     "window_end",
-    f"SELECT k, window_start, window_end, SUM(w) FROM (SELECT k, window_start, window_end, v + 1 AS w FROM {S}) "
+    "SELECT k, window_start, window_end, SUM(w) FROM (SELECT k, window_start, window_end, v + 1 AS w "
+    f"FROM {S}) "
     "GROUP BY k, window_start, window_end",
     f"SELECT ws, we, k, COUNT(*) FROM (SELECT window_start AS ws, window_end AS we, k FROM {S} WHERE v > 0) "
     "GROUP BY k, ws, we",
     "SELECT window_start, window_end, COUNT(*) FROM (SELECT * FROM TABLE(SESSION(TABLE ev, DESCRIPTOR(ts), "
     f"INTERVAL '10' SECOND)) WHERE v > 0) {W}",
-    f"SELECT k, window_start, window_end, MAX(v) FROM sv GROUP BY k, window_start, window_end",
-    f"SELECT k, window_start, window_end, COUNT(*) FROM {S} WHERE window_start > TIMESTAMP '2024-01-01 00:00:00' "
+    "SELECT k, window_start, window_end, MAX(v) FROM sv GROUP BY k, window_start, window_end",
+    f"SELECT k, window_start, window_end, COUNT(*) FROM {S} WHERE window_start > TIMESTAMP "
+    "'2024-01-01 00:00:00' "
     "GROUP BY k, window_start, window_end",
-    f"SELECT k, window_start, window_end, SUM(x) FROM (SELECT k, window_start, window_end, EXTRACT(SECOND FROM "
+    "SELECT k, window_start, window_end, SUM(x) FROM (SELECT k, window_start, window_end, "
+    "EXTRACT(SECOND FROM "
     f"window_start) AS x FROM {S}) GROUP BY k, window_start, window_end",
     f"{RN} ORDER BY v DESC) AS rn FROM (SELECT * FROM {T} WHERE v > 0)) WHERE rn <= 2",
     f"{RN} ORDER BY v DESC) AS rn FROM {T} WHERE window_start > ts - INTERVAL '50' SECOND) WHERE rn <= 2",
@@ -98,13 +108,18 @@ QUERIES = [
     f"{RN}, k ORDER BY ts DESC) AS rn FROM (SELECT k, v, ts, window_start, window_end FROM {C} "
     "WHERE window_end > ts + INTERVAL '20' SECOND)) WHERE rn = 1",
     f"{RN} ORDER BY v DESC) AS rn FROM (SELECT * FROM {S} WHERE v > 0)) WHERE rn <= 2",
-    f"SELECT L.k, L.v, R.w, L.window_start, L.window_end FROM (SELECT * FROM {T} WHERE v > 0) L JOIN (SELECT k, w, "
-    "window_start, window_end FROM TABLE(TUMBLE(TABLE evr, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) WHERE w < 5) R "
+    f"SELECT L.k, L.v, R.w, L.window_start, L.window_end FROM (SELECT * FROM {T} WHERE v > 0) L JOIN "
+    "(SELECT k, w, "
+    "window_start, window_end FROM TABLE(TUMBLE(TABLE evr, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) "
+    "WHERE w < 5) R "
     "ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k",
     f"SELECT L.k, L.v, R.w, L.window_start, L.window_end FROM (SELECT * FROM {H} WHERE window_start > ts - "
-    "INTERVAL '50' SECOND) L LEFT JOIN (SELECT * FROM TABLE(HOP(TABLE evr, DESCRIPTOR(ts), INTERVAL '30' SECOND, "
-    "INTERVAL '1' MINUTE))) R ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k",
-    f"SELECT L.k, L.v, R.w, L.window_start, L.window_end FROM (SELECT * FROM {S} WHERE v > 0) L JOIN (SELECT * "
+    "INTERVAL '50' SECOND) L LEFT JOIN (SELECT * FROM TABLE(HOP(TABLE evr, DESCRIPTOR(ts), INTERVAL "
+    "'30' SECOND, "
+    "INTERVAL '1' MINUTE))) R ON L.window_start = R.window_start AND L.window_end = R.window_end AND "
+    "L.k = R.k",
+    f"SELECT L.k, L.v, R.w, L.window_start, L.window_end FROM (SELECT * FROM {S} WHERE v > 0) L JOIN "
+    "(SELECT * "
     "FROM TABLE(SESSION(TABLE evr PARTITION BY k, DESCRIPTOR(ts), INTERVAL '10' SECOND))) R "
     "ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k",
 ]

@@ -368,8 +368,9 @@ def reject_unaggregated_sessions(planner, root: PlanNode) -> None:
     for node in walk([root]):
         if isinstance(node, WindowTableFunctionNode) and node.spec.kind == "SESSION":
             line, col, length = getattr(node, "position", (None, None, 1))
-            raise SqlError("SESSION window TVF is supported only with a window aggregation: GROUP BY "
-                           "window_start, window_end [, keys]", planner.sql, line, col, length)
+            msg = "SESSION window TVF is supported only with a window aggregation: GROUP BY window_start, " \
+                  "window_end [, keys]"
+            raise SqlError(msg, planner.sql, line, col, length)
 
 
 # -- GROUP BY window_start, window_end -------------------------------------------------------------
