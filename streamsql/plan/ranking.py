@@ -257,8 +257,14 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
     if window_end is not None:
         if node.mode != INSERT_ONLY:
             planner._fail(over, "Window Top-N over an updating input is not supported")
+        window = _source(node, names[window_end])[0]
+        spec = window.spec
+        if spec.proctime:  # Flink 2.3's StreamExecWindowRank / StreamExecWindowDeduplicate, word for word
+            by_time = len(ocols) == 1 and _source(node, names[ocols[0]]) == (window, window.rowtime)
+            what = "Deduplication" if rank_start == rank_end == 1 and (by_time or by_arrival) else "TopN"
+            planner._fail(over, f"Processing time Window {what} is not supported yet.")
         strategy, mode = WINDOW, INSERT_ONLY
-        window_zone = _source(node, names[window_end])[0].spec.zone
+        window_zone = spec.zone
     elif dedup and not descending[0]:
         strategy, mode = KEEP_FIRST_ROWTIME, INSERT_ONLY
     else:

@@ -65,7 +65,7 @@ from streamsql.plan.ordered_aggs import reject_unmerged, reject_window_distinct
 from streamsql.plan.python_udfs import reject_unmerged_python_aggregates
 from streamsql.plan.scope import Scope, ScopeColumn, generated_column, position_of
 from streamsql.plan.specs import WindowSpec, window_zone
-from streamsql.plan.window_calcs import WINDOW_COLUMNS, WindowInput, push_below, window_input
+from streamsql.plan.window_calcs import WINDOW_COLUMNS, WindowInput, passed_names, push_below, window_input
 from streamsql.sql import nodes as tvf
 
 _UNIT_MS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
@@ -461,7 +461,7 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
                     "WHERE and non-window GROUP BY keys", _is_window_col)
     if tvf_node.partition_by:
         names = {k.name for k in other if isinstance(k, exp.Column)}
-        missing = [p for p in tvf_node.partition_by if p not in names]
+        missing = [p for p in tvf_node.partition_by if not passed_names(window, p) & names]
         if missing:
             planner._fail(group, f"The SESSION's PARTITION BY keys must be GROUP BY keys too; missing: "
                                  f"{', '.join(missing)}")
