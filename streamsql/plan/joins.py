@@ -57,7 +57,7 @@ from streamsql.plan.temporal import (
     versioned_side,
 )
 from streamsql.plan.unnest import is_unnest, plan_unnest
-from streamsql.plan.window_join import window_join_ends
+from streamsql.plan.window_join import window_join_ends, window_join_proctime
 from streamsql.plan.windows import interval_ms, time_attributes
 
 #: Join types (``JoinNode.join_type``).
@@ -449,6 +449,8 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
     # 3. window_start and window_end of two window TVFs among the keys → window join;
     #    bounds between the time attributes → interval join
     window_ends = window_join_ends(left, right, lkeys, rkeys)
+    if window_ends is not None and window_join_proctime(left):  # Flink 2.3's StreamExecWindowJoin's words
+        planner._fail(j, "Processing time Window Join is not supported yet.")
     if window_ends is not None and null_safe_at:  # window bounds compared NULL-safe only: refused as before
         planner._fail(null_safe[0][2], "IS NOT DISTINCT FROM as a key of a window join is not supported "
                                        "(compare window_start and window_end with `=`)")

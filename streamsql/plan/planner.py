@@ -106,7 +106,7 @@ from streamsql.plan.temporal_sort import plan_temporal_sort, wants_temporal_sort
 from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.update_kinds import changelog_mode, eliminate_update_before
 from streamsql.plan.values import check_row_widths, plan_values, zero_row
-from streamsql.plan.windows import check_unaggregated, plan_window_aggregate, plan_window_tvf
+from streamsql.plan.windows import plan_window_aggregate, plan_window_tvf, reject_unaggregated_sessions
 from streamsql.sql.nodes import ChangelogCall
 
 
@@ -159,12 +159,18 @@ class Planner:
         self._hinted: dict[tuple[int, tuple], TableDef] = {}
 
     # -- statements ---------------------------------------------------------------------------
-    def plan_query(self, query: exp.Expression) -> PlanNode:
-        """Plan a SELECT / UNION ALL; returns the root node (ids assigned)."""
+    def plan_query(self, query: exp.Expression, view: bool = False) -> PlanNode:
+        """Plan a SELECT / UNION ALL; returns the root node (ids assigned).
+
+        ``view``: the query of a view (validated or described), whose SESSION window TVF a query
+        reading the view may still aggregate (:func:`~streamsql.plan.windows.reject_unaggregated_sessions`).
+        """
         reject_ignored(query, self.sql)
         with self._session():
             self._top = "statement"
             node, _ = self._query(query)
+        if not view:
+            reject_unaggregated_sessions(self, node)  # window TVF hook (plan/windows.py)
         merge_calcs([node], self.sql)
         prune_aggregate_calls([node])  # as Flink's PruneAggregateCallRule (plan/agg_prune.py)
         per_row_under_ordered_calls([node])
@@ -194,6 +200,7 @@ class Planner:
                 check_row_widths(self, insert.expression, len(cols))  # VALUES hook (plan/values.py)
             self._top = "statement"
             node, _ = self._query(insert.expression)
+            reject_unaggregated_sessions(self, node)  # window TVF hook (plan/windows.py)
             sink = plan_sink(self, table, node, cols, target, insert.expression)
             check_conflict(self, sink, insert.args.get("conflict"), target)
         merge_calcs([sink], self.sql)  # the statement's nodes are read by this sink only
@@ -309,7 +316,6 @@ class Planner:
         if has_agg:
             node, scope = self._aggregate(sel, items, node, scope, cond)
         else:
-            check_unaggregated(self, node, sel)  # window TVF hook (plan/windows.py)
             names = _unique([output_name(i, n) for n, i in enumerate(items)], self.case_renames)
             exprs = [i.unalias() if isinstance(i, exp.Alias) else i for i in items]
             node = self._project(node, list(zip(names, exprs)), cond, scope)

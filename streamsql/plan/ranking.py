@@ -127,7 +127,7 @@ class RankNode(PlanNode):
             sort = f"orderBy=[{order}], " if self.order else ""
             return (f"{'SortLimit' if self.order else 'Limit'}({sort}offset=[{self.rank_start - 1}], "
                     f"fetch=[{self.rank_end - self.rank_start + 1}], changelog=[{self.changelog}])")
-        dedup = self.strategy == KEEP_FIRST_ROWTIME or self.new_row_wins_ties
+        dedup = self.strategy == KEEP_FIRST_ROWTIME or self.new_row_wins_ties or self._window_first_row()
         keep = "LastRow" if self.new_row_wins_ties else "FirstRow"
         if self.strategy == WINDOW:
             name = "WindowDeduplicate" if dedup else "WindowRank"
@@ -138,6 +138,17 @@ class RankNode(PlanNode):
                 f"partitionBy=[{part}], orderBy=[{order}]")
         no_rn = explain_attr("select", None if self.output_rank else "without rank number")
         return f"{name}({body}{no_rn}, changelog=[{self.changelog}])"
+
+    def _window_first_row(self) -> bool:
+        """A window ranking of ``rn = 1`` by the rowtime ascending: Flink's ``WindowDeduplicate`` (FirstRow).
+
+        The window ranking gives its answer (ties in arrival order keep the first row, as Flink's
+        ``RowTimeDeduplicateRecordsCombiner``); only EXPLAIN names it so.
+        """
+        if self.strategy != WINDOW or not self.rank_start == self.rank_end == 1 or len(self.order) != 1:
+            return False
+        inner = self.inputs[0]
+        return not self.descending[0] and inner.schema.names[self.order[0]] in time_attributes(inner)
 
     def time_attributes(self) -> set[str]:
         """An insert-only ranking keeps its input's time attributes (``time_attributes``' hook)."""
@@ -246,8 +257,14 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
     if window_end is not None:
         if node.mode != INSERT_ONLY:
             planner._fail(over, "Window Top-N over an updating input is not supported")
+        window = _source(node, names[window_end])[0]
+        spec = window.spec
+        if spec.proctime:  # Flink 2.3's StreamExecWindowRank / StreamExecWindowDeduplicate, word for word
+            by_time = len(ocols) == 1 and _source(node, names[ocols[0]]) == (window, window.rowtime)
+            what = "Deduplication" if rank_start == rank_end == 1 and (by_time or by_arrival) else "TopN"
+            planner._fail(over, f"Processing time Window {what} is not supported yet.")
         strategy, mode = WINDOW, INSERT_ONLY
-        window_zone = _source(node, names[window_end])[0].spec.zone
+        window_zone = spec.zone
     elif dedup and not descending[0]:
         strategy, mode = KEEP_FIRST_ROWTIME, INSERT_ONLY
     else:

@@ -90,6 +90,19 @@ def window_input(node: PlanNode, is_tvf, used: set[str] | None = None) -> Window
     return WindowInput(node, calcs, columns, attached)
 
 
+def passed_names(window: WindowInput, col: str) -> set[str]:
+    """The output columns of ``window``'s top node that pass the TVF's input column ``col`` on unchanged.
+
+    A SESSION's PARTITION BY key renamed by a Calc (``SELECT k AS kk ...``) is still its key, as in
+    Flink 2.3's plan (``partition keys=[kk]``).
+    """
+    names = {col}
+    for calc in window.calcs:
+        refs = {quote(n) for n in names}
+        names = {n for n, e in calc.query.items if e in refs}
+    return names
+
+
 def push_below(planner, window: WindowInput) -> tuple[PlanNode, str]:
     """The Calcs of ``window`` rebuilt over the TVF's input, without the window columns.
 

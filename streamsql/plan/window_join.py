@@ -50,3 +50,12 @@ def window_join_ends(left: PlanNode, right: PlanNode, left_keys: list[str],
     if (lw[1], rw[1]) not in pairs or (lw[2], rw[2]) not in pairs:
         return None
     return left.schema.get_field_index(lw[2]), right.schema.get_field_index(rw[2]), lw[0].zone
+
+
+def window_join_proctime(node: PlanNode) -> bool:
+    """Whether ``node``, an input of a window join, passes a processing-time window TVF's columns on.
+
+    Flink 2.3 refuses such a join (``Processing time Window Join is not supported yet.``).
+    """
+    window = _window_of(node)
+    return window is not None and window[0].proctime

@@ -59,12 +59,13 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     explain_attr,
     select_list,
+    walk,
 )
 from streamsql.plan.ordered_aggs import reject_unmerged, reject_window_distinct
 from streamsql.plan.python_udfs import reject_unmerged_python_aggregates
 from streamsql.plan.scope import Scope, ScopeColumn, generated_column, position_of
 from streamsql.plan.specs import WindowSpec, window_zone
-from streamsql.plan.window_calcs import WINDOW_COLUMNS, WindowInput, push_below, window_input
+from streamsql.plan.window_calcs import WINDOW_COLUMNS, WindowInput, passed_names, push_below, window_input
 from streamsql.sql import nodes as tvf
 
 _UNIT_MS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
@@ -117,8 +118,10 @@ class WindowAggNode(PlanNode):
 
     def describe(self) -> str:
         """One line for EXPLAIN."""
-        grouped = self.num_keys - bool(self.window_text)  # an attached window_start key is the window's
-        keys = ", ".join(self.display.get(n, n) for n in self.schema.names[:grouped])
+        names = self.schema.names[:self.num_keys]
+        if self.window_text:  # an attached window_start key (before a grouping set's __e) is the window's
+            names = [n for j, n in enumerate(names) if j != len(names) - 1 - ("__e" in names)]
+        keys = ", ".join(self.display.get(n, n) for n in names)
         window = self.window_text or self.spec.describe(self.rowtime)
         return (f"WindowAggregate(groupBy=[{keys}], window=[{window}], "
                 f"select=[{select_list(self, keys)}], changelog=[{self.mode}])")
@@ -341,21 +344,33 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
                                   pa.field("window_time", wt_type.to_arrow())]
     out = WindowTableFunctionNode([node], pa.schema(fields), node.mode, spec=spec, rowtime=col.internal,
                                   partition_by=partition)
+    out.position = position_of(src)  # for reject_unaggregated_sessions (no dataclass field: not state)
     qual = (src.alias_or_name if src.alias else table.name).lower()
     cols = [ScopeColumn(qual, c.name, c.internal, c.type) for c in scope.columns]
     cols += [ScopeColumn(qual, n, n, SqlType.from_arrow(f.type)) for n, f in zip(WINDOW_COLUMNS, fields[-3:])]
     return out, Scope(cols, planner.sql, f"window TVF {name}")
 
 
-def check_unaggregated(planner, node: PlanNode, sel: exp.Select) -> None:
-    """A window TVF read without aggregation must be one whose rows can be emitted at once.
+def reject_unaggregated_sessions(planner, root: PlanNode) -> None:
+    """A SESSION window TVF must end up under a window aggregate (not supported otherwise yet).
+
+    Called on a statement's whole plan: a SESSION TVF read through filters and projections that a
+    window aggregate then groups (``SELECT ... FROM (SELECT ... FROM TABLE(SESSION(...)) WHERE v > 0)
+    GROUP BY window_start, window_end``) is planned under the aggregate (:func:`push_below`), so
+    only a SESSION TVF read otherwise is left in the plan: its rows, a window Top-N, deduplication
+    or join over it (Flink 2.3 runs them over its session TVF operator; not here yet).
 
     Raises:
-        SqlError: SESSION without a window aggregate (not supported yet).
+        SqlError: at the first such TVF's ``TABLE(SESSION(...))``.
     """
-    if isinstance(node, WindowTableFunctionNode) and node.spec.kind == "SESSION":
-        planner._fail(sel.args["from_"].this, "SESSION window TVF is supported only with a window "
-                                              "aggregation: GROUP BY window_start, window_end [, keys]")
+    from streamsql.core.errors import SqlError
+
+    for node in walk([root]):
+        if isinstance(node, WindowTableFunctionNode) and node.spec.kind == "SESSION":
+            line, col, length = getattr(node, "position", (None, None, 1))
+            msg = "SESSION window TVF is supported only with a window aggregation: GROUP BY window_start, " \
+                  "window_end [, keys]"
+            raise SqlError(msg, planner.sql, line, col, length)
 
 
 # -- GROUP BY window_start, window_end -------------------------------------------------------------
@@ -385,14 +400,15 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     """
     window = window_input(node, lambda n: isinstance(n, WindowTableFunctionNode),
                           _read_columns(sel, items, scope))
-    if window is None or (window.calcs and window.tvf.spec.kind == "SESSION"):
+    if window is None:
         return None
     tvf_node = window.tvf
     where = sel.args.get("where")
-    if where is not None and tvf_node.spec.kind != "SESSION" \
-            and any(c.name in window.columns
-                    for c in resolve_columns(where.this, scope).find_all(exp.Column)):
+    if where is not None and any(c.name in window.columns
+                                 for c in resolve_columns(where.this, scope).find_all(exp.Column)):
         window.attached = True  # a WHERE on window columns: Flink's window-attached aggregate
+    if window.attached and tvf_node.spec.proctime:
+        return None  # Flink 2.3 plans a GroupAggregate over a processing-time TVF's attached rows
 
     def _is_window_col(n: exp.Expression) -> bool:  # a column passing a window column on
         return isinstance(n, exp.Column) and not isinstance(n.this, exp.Star) and n.name in window.columns
@@ -411,6 +427,8 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
                 held = {window.columns[all_keys[i].name] for i in members if i in windowed}
                 if not held & {"window_start", "window_end"} and tvf_node.spec.kind != "SESSION":
                     return None  # a set without the window: a GroupAggregate over the TVF's rows (Flink's)
+                if window.attached and not {"window_start", "window_end"} <= held:
+                    return None  # Flink 2.3: a GroupAggregate over the attached rows then
                 for i in windowed:  # NULL in that set's rows
                     if window.columns[all_keys[i].name] not in held:
                         window_nulls.setdefault(all_keys[i].name, []).append(e)
@@ -443,7 +461,7 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
                     "WHERE and non-window GROUP BY keys", _is_window_col)
     if tvf_node.partition_by:
         names = {k.name for k in other if isinstance(k, exp.Column)}
-        missing = [p for p in tvf_node.partition_by if p not in names]
+        missing = [p for p in tvf_node.partition_by if not passed_names(window, p) & names]
         if missing:
             planner._fail(group, f"The SESSION's PARTITION BY keys must be GROUP BY keys too; missing: "
                                  f"{', '.join(missing)}")
@@ -451,7 +469,8 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
         _no_sum_distinct(planner, sel, items)
     wt_type = tvf_node.schema.field("window_time").type
     if window.attached:
-        return _attached_aggregate(planner, sel, items, node, scope, cond, window, keys, other, wt_type, sets)
+        return _attached_aggregate(planner, sel, items, node, scope, cond, window, keys, other, wt_type, sets,
+                                   (grouping_index, grouping_sets_all))
     window_col = dict(zip(WINDOW_COLUMNS, ("__ws", "__we", "__wt")))
     source, rowtime = push_below(planner, window) if window.calcs else (tvf_node.inputs[0], tvf_node.rowtime)
     return build_window_aggregate(planner, sel, items, source, scope, cond, tvf_node.spec, rowtime,
@@ -480,23 +499,28 @@ def _read_columns(sel: exp.Select, items: list[exp.Expression], scope: Scope) ->
 
 def _attached_aggregate(planner, sel: exp.Select, items: list[exp.Expression], node: PlanNode, scope: Scope,
                         cond: str | None, window: WindowInput, keys: list[exp.Expression],
-                        other: list[exp.Expression], wt_type: pa.DataType, sets) -> tuple[PlanNode, Scope]:
+                        other: list[exp.Expression], wt_type: pa.DataType, sets, grouping,
+                        ) -> tuple[PlanNode, Scope]:
     """The window aggregate over rows that carry their window, as Flink's window-attached one.
 
     Keyed by ``other`` and the rows' ``window_start``; each row's time is its ``window_end - 1 ms``,
     in tumbling windows of the slide (HOP), step (CUMULATE) or size (TUMBLE) at the same offset, so
     the window of the row's end fires when the watermark reaches ``window_end - 1`` and a row of a
-    fired window is late (dropped), as Flink's (:mod:`streamsql.plan.window_calcs`).
+    fired window is late (dropped), as Flink's (:mod:`streamsql.plan.window_calcs`). With grouping
+    sets (``sets``: indices into ``other``, each set holding both window columns) the rows pass
+    through the Expand first, and ``window_start`` is a key of every set, as in Flink 2.3's plan
+    (``Expand`` under a window-attached ``WindowAggregate`` keyed by the keys and ``$e``).
 
     Raises:
-        SqlError: grouping sets or a processing-time window there (not supported yet).
+        SqlError: over a SESSION TVF (Flink 2.3 plans a window-attached SESSION aggregate; not
+            supported yet).
     """
     spec = window.tvf.spec
-    if sets is not None or spec.proctime:
-        what = "GROUPING SETS, ROLLUP and CUBE" if sets is not None else "A processing-time window"
+    if spec.kind == "SESSION":
         planner._fail(sel.args.get("group") or sel,
-                      f"{what} over a window TVF whose window columns a WHERE or a projection refers to "
-                      f"is not supported yet")
+                      "A SESSION window aggregation whose window columns a WHERE or a projection refers to "
+                      "(Flink 2.3's window-attached SESSION aggregate) is not supported yet: filter on the "
+                      "aggregate's window_start / window_end instead (in HAVING or an outer WHERE)")
     names = {window.columns[k.name]: k for k in keys if k not in other}
     start, end = names["window_start"], names["window_end"]
     size = spec.size if spec.kind == "TUMBLE" else spec.slide
@@ -506,6 +530,7 @@ def _attached_aggregate(planner, sel: exp.Select, items: list[exp.Expression], n
         planner, sel, items, node, scope, cond, run, end.name, other + [start], wt_type,
         lambda n: window_col[window.columns[n.name]]
         if isinstance(n, exp.Column) and n.name in window.columns else None,
+        None if sets is None else [(*s, len(other)) for s in sets], grouping=grouping,
         ts_sql=f"{quote(end.name)} - INTERVAL 1 MILLISECOND")
     agg = out
     while not isinstance(agg, WindowAggNode):

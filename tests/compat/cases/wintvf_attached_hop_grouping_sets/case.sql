@@ -1,0 +1,7 @@
+CREATE TABLE ev (id INT, k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (window_start TIMESTAMP(3), window_end TIMESTAMP(3), k STRING, n BIGINT, s INT, g BIGINT) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT window_start, window_end, k, COUNT(*), SUM(v), GROUPING(k)
+FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))
+WHERE window_end > ts + INTERVAL '2' SECOND
+GROUP BY window_start, window_end, GROUPING SETS ((k), ());

@@ -1,0 +1,5 @@
+CREATE TABLE ev (id INT, k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TEMPORARY VIEW sv AS SELECT * FROM TABLE(SESSION(TABLE ev, DESCRIPTOR(ts), INTERVAL '3' SECOND)) WHERE k <> 'c';
+CREATE TABLE out_rows (window_start TIMESTAMP(3), window_end TIMESTAMP(3), n BIGINT, mx INT) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT window_start, window_end, COUNT(*), MAX(v) FROM sv GROUP BY window_start, window_end;
