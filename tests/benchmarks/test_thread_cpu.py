@@ -30,7 +30,7 @@ def test_thread_cpu_sees_a_busy_thread():
 
 def test_report_puts_librdkafka_threads_apart():
     rep = {"events": 1_000_000, "wall_s": 4.0, "startup_cpu_s": 0.5,
-           "threads": {"10": ("python", 3.0, 0.2), "12": ("rdk:broker1", 0.8, 0.4), "11": ("python", 1.0, 0.0),
+           "threads": {"10": ("python", 3.0, 0.2), "12": ("rdk:broker1", 0.8, 0.4), "11": ("python", 1.0, 0),
                        "13": ("rdk:broker1", 0.3, 0.1), "14": ("rdk:main", 0.001, 0.0)}}
     line = report("streamsql", "Q0", rep)
     assert line.startswith("streamsql Q0: 250,000 ev/s, 5.10 CPU-µs/event (sys 0.70), start-up 0.50 CPU-s;")
