@@ -1,0 +1,91 @@
+"""Record Flink 2.3's SUM(DISTINCT d) FILTER (WHERE f) of a lone -0.0 next to other aggregate calls.
+
+Campaign 32 of the differential fuzzer (docs/fuzzing.md, session 33) recorded ``0.0`` for
+``SUM(DISTINCT d) FILTER (WHERE f)`` of the fuzzer's table (group ``MOD(id, 3) = 0`` holds one -0.0
+that the FILTER keeps) among other aggregate calls, ``-0.0`` for the call alone. This probes the grid:
+the call alone and with other calls beside it (DISTINCT of the same or other arguments, with and
+without FILTER, non-DISTINCT), each query's answer and the aggregate nodes of its plan (whether Flink
+expands the DISTINCT calls into an ``Expand`` and two aggregates). Writes
+``tests/functions/sumdistinct34_flink.json``, replayed by ``tests/functions/test_sumdistinct34.py``::
+
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_sumdistinct34.py
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from flink_session import ROOT, collect, error_text, table_env
+
+sys.path.insert(0, str(ROOT))
+from tests.functions import difffuzz as fz  # noqa: E402
+
+OUT = ROOT / "tests" / "functions" / "sumdistinct34_flink.json"
+CALL = "SUM(DISTINCT d) FILTER (WHERE f)"
+OTHERS = [
+    "",
+    "COUNT(*)",
+    "SUM(d)",
+    "SUM(DISTINCT d)",
+    "COUNT(DISTINCT d)",
+    "SUM(DISTINCT d) FILTER (WHERE NOT f)",
+    "COUNT(DISTINCT i)",
+    "SUM(DISTINCT i)",
+    "COUNT(DISTINCT i) FILTER (WHERE f)",
+    "MAX(DISTINCT s)",
+    "AVG(DISTINCT d)",
+    "COUNT(DISTINCT d) FILTER (WHERE f)",
+    "COUNT(DISTINCT i), SUM(DISTINCT b)",
+]
+CALLS = [CALL, "SUM(DISTINCT d)", "AVG(DISTINCT d) FILTER (WHERE f)", "SUM(d) FILTER (WHERE f)"]
+
+
+def queries() -> list[str]:
+    """Each probed query: a call of :data:`CALLS` with one entry of :data:`OTHERS` beside it."""
+    out = []
+    for call in CALLS:
+        for other in OTHERS:
+            items = f"CAST({call} AS STRING)" + (f", {other}" if other else "")
+            out.append(f"SELECT {fz.AGG_KEY} AS g, {items} FROM {fz.TABLE_NAME} GROUP BY {fz.AGG_KEY}")
+    return out
+
+
+def _aggregates(plan: str) -> list[str]:
+    """The physical plan's aggregate and Expand node names (the optimized plan's, first word each)."""
+    physical = plan.split("== Optimized Physical Plan ==")[-1].split("== Optimized Execution Plan ==")[0]
+    return re.findall(r"\b(\w*(?:Aggregate|Expand)\w*)\(", physical)
+
+
+def main() -> None:
+    """Run every query of :func:`queries` on Flink 2.3 and write :data:`OUT`."""
+    t = table_env(utc=True)
+    folder = Path(tempfile.mkdtemp(prefix="sumdistinct34-"))
+    data = folder / "src.json"
+    data.write_text(fz.data_lines(), encoding="utf-8")
+    t.execute_sql(fz.source_ddl(str(data)))
+    out = {"generated_by": "scripts/flink_sumdistinct34.py", "data": fz.data_lines(), "queries": {}}
+    for q in queries():
+        entry: dict = {}
+        try:
+            entry["plan"] = _aggregates(t.explain_sql(q))
+            rows = collect(t, q, kinds=True)
+            final: dict[str, list] = {}
+            for kind, g, *cells in rows:
+                if kind in ("+I", "+U"):
+                    final[str(g)] = [None if c is None else str(c) for c in cells]
+                else:
+                    final.pop(str(g), None)
+            entry["rows"] = dict(sorted(final.items()))
+        except Exception as e:  # noqa: BLE001  (Flink's refusal is an answer)
+            entry["error"] = error_text(e)
+        out["queries"][q] = entry
+        print(q, entry, flush=True)
+    OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
