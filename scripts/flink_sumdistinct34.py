@@ -60,30 +60,67 @@ def _aggregates(plan: str) -> list[str]:
     return re.findall(r"\b(\w*(?:Aggregate|Expand)\w*)\(", physical)
 
 
+def _query(calls: list[str]) -> str:
+    items = ", ".join(f"CAST({c} AS STRING)" for c in calls)
+    return f"SELECT {fz.AGG_KEY} AS g, {items} FROM {fz.TABLE_NAME} GROUP BY {fz.AGG_KEY}"
+
+
+def _answer(t, q: str) -> dict:
+    """``{"plan", "rows": {group: cells}}`` of ``q`` (its final table), or ``{"error"}``."""
+    entry: dict = {}
+    try:
+        entry["plan"] = _aggregates(t.explain_sql(q))
+        final: dict[str, list] = {}
+        for kind, g, *cells in collect(t, q, kinds=True):
+            if kind in ("+I", "+U"):
+                final[str(g)] = [None if c is None else str(c) for c in cells]
+            else:
+                final.pop(str(g), None)
+        entry["rows"] = dict(sorted(final.items()))
+    except Exception as e:  # noqa: BLE001  (Flink's refusal is an answer)
+        entry["error"] = error_text(e)
+    print(q[:300], entry, flush=True)
+    return entry
+
+
+def campaign_calls() -> list[str]:
+    """Campaign 32's aggregate calls that Flink answered, in the campaign's order (:data:`CALL` left out)."""
+    doc = json.loads((ROOT / "tests" / "functions" / "difffuzz_campaign32.json").read_text(encoding="utf-8"))
+    return [c["expr"] for c in doc["cases"] if c.get("aggregate") and "rows" in c and c["expr"] != CALL]
+
+
+def bisect(t, others: list[str], out: dict) -> None:
+    """Halve ``others`` while :data:`CALL` beside them is 0.0 in group 0, recording each query."""
+    while True:
+        q = _query([CALL, *others])
+        out["bisect"][q] = entry = _answer(t, q)
+        if entry.get("rows", {}).get("0", [None])[0] != "0.0" or len(others) == 1:
+            return
+        half = len(others) // 2
+        q = _query([CALL, *others[:half]])
+        out["bisect"][q] = first = _answer(t, q)
+        others = others[:half] if first.get("rows", {}).get("0", [None])[0] == "0.0" else others[half:]
+
+
 def main() -> None:
-    """Run every query of :func:`queries` on Flink 2.3 and write :data:`OUT`."""
+    """Run every query of :func:`queries` on Flink 2.3, then the bisection of campaign 32's calls
+    (:func:`bisect`, ``--bisect``: the calls beside which the sign is lost), and write :data:`OUT`."""
     t = table_env(utc=True)
     folder = Path(tempfile.mkdtemp(prefix="sumdistinct34-"))
     data = folder / "src.json"
     data.write_text(fz.data_lines(), encoding="utf-8")
     t.execute_sql(fz.source_ddl(str(data)))
-    out = {"generated_by": "scripts/flink_sumdistinct34.py", "data": fz.data_lines(), "queries": {}}
-    for q in queries():
-        entry: dict = {}
-        try:
-            entry["plan"] = _aggregates(t.explain_sql(q))
-            rows = collect(t, q, kinds=True)
-            final: dict[str, list] = {}
-            for kind, g, *cells in rows:
-                if kind in ("+I", "+U"):
-                    final[str(g)] = [None if c is None else str(c) for c in cells]
-                else:
-                    final.pop(str(g), None)
-            entry["rows"] = dict(sorted(final.items()))
-        except Exception as e:  # noqa: BLE001  (Flink's refusal is an answer)
-            entry["error"] = error_text(e)
-        out["queries"][q] = entry
-        print(q, entry, flush=True)
+    out = {"generated_by": "scripts/flink_sumdistinct34.py", "data": fz.data_lines(), "queries": {},
+           "bisect": {}}
+    if OUT.exists():
+        out = {**out, **json.loads(OUT.read_text(encoding="utf-8"))}
+    if "--bisect" in sys.argv:
+        calls = campaign_calls()
+        for n in range(0, len(calls), 30):
+            bisect(t, calls[n:n + 30], out)
+    else:
+        for q in queries():
+            out["queries"][q] = _answer(t, q)
     OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
