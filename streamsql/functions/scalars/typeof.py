@@ -56,14 +56,15 @@ VERIFIED = frozenset("""
     CHAR_LENGTH COS COSH COT DAYOFMONTH DAYOFWEEK DAYOFYEAR
     ENCODE ENDSWITH EXP EXTRACT FLOOR GREATEST HASH_CODE HEX HOUR INSTR JSON_STRING LEAST LN LOG LOG10 LOG2
     LOWER MINUTE MONTH POSITION POWER QUARTER RADIANS REGEXP ROUND SECOND SIGN SIN SINH SQRT
-    STARTSWITH TAN TANH TIMESTAMPADD TIMESTAMPDIFF TRUNCATE UPPER WEEK YEAR
+    STARTSWITH SUBSTRING TAN TANH TIMESTAMPADD TIMESTAMPDIFF TRUNCATE UPPER WEEK YEAR
 """.split())
 """The built-ins (first names) whose registry result type and NULL behaviour give Flink's exact
 type: each matches Flink 2.3's type, NOT NULL included, in the function conformance cases
 (tests/functions/flink_expected.json; ABS in the compat case typeof_columns), and none differs
 there (tests/functions/test_typeof.py checks both; HASH_CODE in tests/sql/flink_query_gaps). Others
 differ: MD5 is CHAR(32) in Flink, CHR, FROM_UNIXTIME, JSON_QUOTE, REGEXP_COUNT and REGEXP_INSTR are
-nullable over NOT NULL values. The BITMAP functions: Flink 2.3's answers in
+nullable over NOT NULL values (the last two: :data:`ALWAYS_NULLABLE`). SUBSTRING: Flink 2.3's answers
+over STRING values, regression expressions ``# Session 34`` (over a CHAR(n) the length is not derived). The BITMAP functions: Flink 2.3's answers in
 tests/functions/funcs33_flink.json (scripts/flink_funcs33.py: BITMAP, BIGINT for the cardinality,
 BYTES, STRING, ARRAY<INT>, each NOT NULL iff the arguments are)."""
 
@@ -229,6 +230,8 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         return _call_type(n, bind)
     if isinstance(n, exp.Bracket):
         return _item_type(n, bind)
+    if isinstance(n, exp.Dot) and isinstance(n.this.unnest(), exp.Cast):
+        return _cast_field_type(n, bind)
     msg = _NOT_CERTAIN + "the nullability of this expression is not derived here"
     raise FunctionError(msg, n)
 
@@ -243,6 +246,21 @@ def _item_type(n: exp.Bracket, bind: Callable[[exp.Expression], exp.Expression])
     t = _inferred(n, bind)
     if t.name in ("STRING", "BYTES") or t.children:
         raise FunctionError(_NOT_CERTAIN + f"the type of an element of type {t.name} is not", n)
+    return t.with_nullable(True)
+
+
+def _cast_field_type(n: exp.Dot, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
+    """``CAST(x AS ROW<.., f T, ..>).f``: T, nullable, a field the CAST declares nullable (Calcite's field
+    access of a nullable field; Flink 2.3: ``TYPEOF(CAST(ROW(s, 0.1E0) AS ROW<a STRING, b DOUBLE>).b)``
+    is ``DOUBLE``, difffuzz campaign 32). Not a NOT NULL field (nullable as the ROW is), nor one of a
+    string, binary or composite type (its Flink spelling not kept)."""
+    cast, name = n.this.unnest(), n.expression.name
+    declared = [c for c in cast.to.find_all(exp.ColumnDef) if c.name.lower() == name.lower()]
+    if len(declared) != 1 or "NOT NULL" in declared[0].sql(dialect="flink").upper():
+        raise FunctionError(_NOT_CERTAIN + "a field of a ROW that is not declared nullable is not", n)
+    t = _inferred(n, bind)
+    if t.name in ("STRING", "BYTES") or t.children:
+        raise FunctionError(_NOT_CERTAIN + f"the type of a field of type {t.name} is not", n)
     return t.with_nullable(True)
 
 
@@ -366,6 +384,9 @@ VERIFIED_CONSTANTS = frozenset({"LOCALTIME", "CURRENT_TIME", "E"})
 #: ``TIMESTAMP_LTZ(3)``, ``TYPEOF(TO_TIMESTAMP('2024-01-01 00:00:00'))`` ``TIMESTAMP(3)`` (regression
 #: expressions, ``# Session 33``); another precision (TO_TIMESTAMP_LTZ(n, 6)) is not derived here.
 ALWAYS_NULLABLE_MILLIS = frozenset({"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP"})
+#: Built-ins whose result Flink 2.3 types nullable whatever the arguments, of the registry's result type:
+#: ``TYPEOF(REGEXP_INSTR('abc', 'b'))`` is ``INT`` (regression expressions, ``# Session 34``).
+ALWAYS_NULLABLE = frozenset({"REGEXP_INSTR", "REGEXP_COUNT"})
 _VARIANT_PARSERS = ("PARSE_JSON", "TRY_PARSE_JSON")
 
 
@@ -398,6 +419,10 @@ def _call_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) ->
         if result.precision != 3:
             raise FunctionError(_NOT_CERTAIN + f"{name} at precision {result.precision} is not", n)
         return result.with_nullable(True)
+    if fn is not None and fn is REGISTRY.get(name) and fn.names[0] in ALWAYS_NULLABLE and args:
+        for a in args:
+            flink_type(a, bind)  # refuses what is refused inside
+        return _inferred(n, bind).with_nullable(True)
     built = fn is not None and fn is REGISTRY.get(name) and name == "BITMAP_BUILD" and len(args) == 1
     if built and isinstance(args[0], exp.Array):  # Calcite's ARRAY[..] is NOT NULL, whatever its elements
         for a in args[0].expressions:
