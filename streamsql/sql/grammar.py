@@ -587,12 +587,17 @@ class FlinkParser(parser.Parser):
         # the field name, so that ROW is read as STRUCT here. A field may end with its
         # description, `ROW<a INT NOT NULL 'the a'>` (documentation only): it is read and dropped.
         after = self._tokens[self._index + 1: self._index + 3]
-        if after and after[0].token_type == TokenType.VAR and after[0].text.upper() == "BITMAP":
-            # `ROW<a BITMAP>` (a sink of ROW(BITMAP_BUILD(..), ..)): a field of Flink's BITMAP type, a
-            # name sqlglot does not read as a type in a field (a column's or an element's it does)
+        bitmap = after and after[0].token_type == TokenType.VAR and after[0].text.upper() == "BITMAP"
+        structured = len(after) == 2 and after[0].text.upper() == "STRUCTURED" and after[1].token_type == TokenType.LT
+        if bitmap or structured:
+            # `ROW<a BITMAP>`, `ROW<a STRUCTURED<'C', x INT>>` (the sinks of ROW(BITMAP_BUILD(..)),
+            # ROW(OBJECT_OF(..))): names sqlglot does not read as a field's type (a column's it does)
             name = self._parse_id_var()
-            self._advance()
-            kind = exp.DataType(this=exp.DataType.Type.USERDEFINED, kind="BITMAP")
+            if structured:
+                kind = self._parse_structured_type()
+            else:
+                self._advance()
+                kind = exp.DataType(this=exp.DataType.Type.USERDEFINED, kind="BITMAP")
             if self._match_text_seq("NOT", "NULL"):
                 kind.set("nullable", False)
             self._match(TokenType.STRING)
