@@ -148,6 +148,10 @@ class FlinkParser(parser.Parser):
         "TABLE": lambda args: exp.TableFromRows(this=seq_get(args, 0)),
         # TYPEOF(x [, force_serializable]): sqlglot's Typeof takes one argument.
         "TYPEOF": lambda args: exp.Anonymous(this="TYPEOF", expressions=args),
+        # LOWER(HEX(x)) / UPPER(HEX(x)) as written: sqlglot folds them into LowerHex / Hex, whose
+        # argument is x (LOWER(HEX(b)) was refused as LOWER of a number)
+        "LOWER": lambda args: exp.Lower(this=seq_get(args, 0)),
+        "UPPER": lambda args: exp.Upper(this=seq_get(args, 0)),
         # ARRAY_AGG(a, b): kept whole for the planner to refuse (sqlglot's ArrayAgg drops b).
         "ARRAY_AGG": lambda args, dialect: exp.Anonymous(this="ARRAY_AGG", expressions=args) if len(args) > 1
         else parser.Parser.FUNCTIONS["ARRAY_AGG"](args, dialect),

@@ -220,6 +220,9 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
     if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and _is_variant(n.this, bind):
         bind(n)  # refuses a key of another type
         return SqlType("VARIANT")  # a missing member or element is NULL
+    if handles(n):  # TYPEOF's own text: a nullable STRING (a JSON_OBJECT key of it is refused, as Flink)
+        compile_typeof(n, bind)  # refuses what it refuses
+        return RESULT
     if isinstance(n, exp.Func) and calls.name_of(n) in _VARIANT_PARSERS:
         return _variant_parser_type(n, bind)
     if isinstance(n, exp.Func) and calls.name_of(n) in ("OBJECT_OF", "OBJECT_UPDATE"):
