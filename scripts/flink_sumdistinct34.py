@@ -103,8 +103,10 @@ def bisect(t, others: list[str], out: dict) -> None:
 
 
 def main() -> None:
-    """Run every query of :func:`queries` on Flink 2.3, then the bisection of campaign 32's calls
-    (:func:`bisect`, ``--bisect``: the calls beside which the sign is lost), and write :data:`OUT`."""
+    """Run the queries of :func:`queries` (or, with ``--bisect``, :func:`bisect`) and write :data:`OUT`.
+
+    ``--bisect``: the bisection of campaign 32's calls beside which the sign is lost.
+    """
     t = table_env(utc=True)
     folder = Path(tempfile.mkdtemp(prefix="sumdistinct34-"))
     data = folder / "src.json"

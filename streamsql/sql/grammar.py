@@ -592,7 +592,8 @@ class FlinkParser(parser.Parser):
         # description, `ROW<a INT NOT NULL 'the a'>` (documentation only): it is read and dropped.
         after = self._tokens[self._index + 1: self._index + 3]
         bitmap = after and after[0].token_type == TokenType.VAR and after[0].text.upper() == "BITMAP"
-        structured = len(after) == 2 and after[0].text.upper() == "STRUCTURED" and after[1].token_type == TokenType.LT
+        structured = len(after) == 2 and after[0].text.upper() == "STRUCTURED" \
+            and after[1].token_type == TokenType.LT
         if bitmap or structured:
             # `ROW<a BITMAP>`, `ROW<a STRUCTURED<'C', x INT>>` (the sinks of ROW(BITMAP_BUILD(..)),
             # ROW(OBJECT_OF(..))): names sqlglot does not read as a field's type (a column's it does)

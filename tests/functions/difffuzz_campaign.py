@@ -52,7 +52,7 @@ class Campaign:
     def ours(self, request, tmp_path_factory, module: str) -> dict[str, tuple]:
         """StreamSQL's outcome of every case the session selected of test module ``module`` (all of them
         to rewrite the known list, with ``STREAMSQL_DIFFFUZZ_KNOWN=write``)."""
-        assert self.doc["data"] == fz.data_lines(), "the input table changed: the campaign must be re-recorded"
+        assert self.doc["data"] == fz.data_lines(), "the input table changed: re-record the campaign"
         selected = {_key(item.callspec.params["case"]) for item in request.session.items
                     if getattr(item, "originalname", None) == "test_case" and item.module.__name__ == module}
         every = os.environ.get("STREAMSQL_DIFFFUZZ_KNOWN") == "write"
@@ -62,8 +62,10 @@ class Campaign:
             failed = [v for v in out.values() if v[0] == "batch failed"]
             assert not failed, f"not rewriting {self.known_file.name}: {len(failed)} cases were not compared"
             found = {_key(c): verdict(c, out[_key(c)]) for c in run if "skipped" not in c}
-            known = {k: self.known.get(k) or f"not fixed yet: {v.split(':')[0]}" for k, v in found.items() if v}
-            self.known_file.write_text(json.dumps(known, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            known = {k: self.known.get(k) or f"not fixed yet: {v.split(':')[0]}"
+                     for k, v in found.items() if v}
+            text = json.dumps(known, indent=1, ensure_ascii=False) + "\n"
+            self.known_file.write_text(text, encoding="utf-8")
         return out
 
     def check_generated(self) -> None:

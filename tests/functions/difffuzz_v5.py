@@ -25,7 +25,6 @@ random generator's sequence of versions 1 to 4 is unchanged. Standard library on
 
 from __future__ import annotations
 
-from tests.functions import difffuzz as fz
 from tests.functions import difffuzz_v4 as v4
 
 FRESH = 0.65

@@ -37,6 +37,7 @@ from streamsql.functions.scalars import (
     row_equals,
     time_type,
     typeof,
+    variant_nullability,
 )
 from streamsql.functions.scalars.registry import (
     DEAD_CODE,
@@ -92,6 +93,7 @@ def _visit(n: exp.Expression) -> exp.Expression:
         return out
     if isinstance(n, exp.JSONObject):
         _json_keys_not_null(n)
+    variant_nullability.check(n, bind)
     if isinstance(n, exp.Is) and isinstance(n.expression, exp.Null) and _safe(n.this) \
             and typeof.never_null(n.this, bind):
         out = exp.false()  # Calcite's simplifier: IS NULL of a NOT NULL operand (IS NOT NULL: NOT FALSE)
@@ -232,9 +234,11 @@ def _null_constant(n: exp.Expression) -> bool:
 
 
 def _safe(n: exp.Expression) -> bool:
-    """Whether Calcite's simplifier takes ``n`` for safe (RexSimplify's isSafeExpression): no function
-    call in it, which could fail the job. Flink 2.3 fails ``PARSE_JSON('😀x') IS NULL`` on its bad JSON
-    rather than simplify it to FALSE (difffuzz campaign 34)."""
+    """Whether Calcite's simplifier takes ``n`` for safe (RexSimplify's isSafeExpression).
+
+    No function call in it, which could fail the job: Flink 2.3 fails ``PARSE_JSON('😀x') IS NULL`` on
+    its bad JSON rather than simplify it to FALSE (difffuzz campaign 34).
+    """
     return not any(_is_call(x) for x in n.walk())
 
 

@@ -359,6 +359,9 @@ def _comparison(n: exp.Expression, op: str, cast: bool) -> None:
 
 CONSTANT_VARIANT = "constant_variant"
 """Meta flag of a compiled PARSE_JSON / TRY_PARSE_JSON over literals (Flink folds it to a constant)."""
+VARIANT_NULLABILITY_CHECKED = "variant_nullability_checked"
+"""Meta flag of a comparison whose VARIANT operands' Flink nullabilities were derived and agree
+(:mod:`.variant_nullability`): the constant rule below is not needed for it."""
 
 
 def _variant_comparison(n: exp.Expression, op: str) -> bool:
@@ -383,7 +386,7 @@ def _variant_comparison(n: exp.Expression, op: str) -> bool:
         msg = "Comparable type expected, but was 'VARIANT'."  # Flink 2.3 orders no VARIANTs
         raise FunctionError(msg, n)
     constant = [side.meta.get(CONSTANT_VARIANT, False) for side in (n.this, n.expression)]
-    if constant[0] != constant[1]:
+    if constant[0] != constant[1] and not n.meta.get(VARIANT_NULLABILITY_CHECKED):
         msg = ("No assign rules for VARIANT defined (Flink 2.3 compares no VARIANT with PARSE_JSON of a "
                "literal)")
         raise FunctionError(msg, n)

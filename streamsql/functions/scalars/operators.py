@@ -326,8 +326,9 @@ def _sql(node: exp.Expression) -> str:
 
 
 def java_integer_cast(source: SqlType | None, target: SqlType) -> str | None:
-    """DuckDB SQL over ``{0}`` of Flink's CAST of a ``source`` value to the integer type ``target``, where
-    it is Java's narrowing rather than DuckDB's checked cast; None where the two agree.
+    """DuckDB SQL over ``{0}`` of Flink's CAST of ``source`` to the integer type ``target``, or None.
+
+    Where it is Java's narrowing rather than DuckDB's checked cast; None where the two agree.
 
     A DOUBLE or FLOAT to INT or BIGINT: cut toward zero, saturated (:func:`_java_narrowing`); to TINYINT
     or SMALLINT: to an int first, then its low bits (Flink 2.3: CAST(1E300 AS TINYINT) is -1,

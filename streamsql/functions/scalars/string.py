@@ -435,8 +435,10 @@ def translate(c: Call) -> exp.Expression:
 
 @scalar("TO_BASE64", group="string", sig=((S,), ("BYTES",)), result=STRING)
 def to_base64(c: Call) -> exp.Expression:
-    """The base64 text of a string's UTF-8 bytes, or of bytes as they are (Flink 2.3 takes both:
-    ``TO_BASE64(BITMAP_TO_BYTES(b))``, difffuzz campaign 34)."""
+    """The base64 text of a string's UTF-8 bytes, or of bytes as they are.
+
+    Flink 2.3 takes both: ``TO_BASE64(BITMAP_TO_BYTES(b))`` (difffuzz campaign 34).
+    """
     a = c.args[0]
     return template("to_base64({0})" if a.type is not None and a.type.name == "BYTES" else
                     "to_base64(encode({0}))", a)

@@ -64,7 +64,8 @@ type: each matches Flink 2.3's type, NOT NULL included, in the function conforma
 there (tests/functions/test_typeof.py checks both; HASH_CODE in tests/sql/flink_query_gaps). Others
 differ: MD5 is CHAR(32) in Flink, CHR, FROM_UNIXTIME, JSON_QUOTE, REGEXP_COUNT and REGEXP_INSTR are
 nullable over NOT NULL values (the last two: :data:`ALWAYS_NULLABLE`). SUBSTRING: Flink 2.3's answers
-over STRING values, regression expressions ``# Session 34`` (over a CHAR(n) the length is not derived). The BITMAP functions: Flink 2.3's answers in
+over STRING values, regression expressions ``# Session 34`` (over a CHAR(n) the length is not derived).
+The BITMAP functions: Flink 2.3's answers in
 tests/functions/funcs33_flink.json (scripts/flink_funcs33.py: BITMAP, BIGINT for the cardinality,
 BYTES, STRING, ARRAY<INT>, each NOT NULL iff the arguments are)."""
 
@@ -253,10 +254,12 @@ def _item_type(n: exp.Bracket, bind: Callable[[exp.Expression], exp.Expression])
 
 
 def _cast_field_type(n: exp.Dot, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
-    """``CAST(x AS ROW<.., f T, ..>).f``: T, nullable, a field the CAST declares nullable (Calcite's field
-    access of a nullable field; Flink 2.3: ``TYPEOF(CAST(ROW(s, 0.1E0) AS ROW<a STRING, b DOUBLE>).b)``
-    is ``DOUBLE``, difffuzz campaign 32). Not a NOT NULL field (nullable as the ROW is), nor one of a
-    string, binary or composite type (its Flink spelling not kept)."""
+    """``CAST(x AS ROW<.., f T, ..>).f``: T, nullable, a field the CAST declares nullable.
+
+    Calcite's field access of a nullable field; Flink 2.3: ``TYPEOF(CAST(ROW(s, 0.1E0) AS ROW<a STRING,
+    b DOUBLE>).b)`` is ``DOUBLE`` (difffuzz campaign 32). Not a NOT NULL field (nullable as the ROW is),
+    nor one of a string, binary or composite type (its Flink spelling not kept).
+    """
     cast, name = n.this.unnest(), n.expression.name
     declared = [c for c in cast.to.find_all(exp.ColumnDef) if c.name.lower() == name.lower()]
     if len(declared) != 1 or "NOT NULL" in declared[0].sql(dialect="flink").upper():
@@ -406,12 +409,14 @@ _NEVER_NULL_JSON = (exp.JSONObject, exp.JSONArray)
 
 
 def _variant_parser_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
-    """PARSE_JSON's VARIANT, NOT NULL over NOT NULL arguments (JSON_OBJECT / JSON_ARRAY too: Flink 2.3's
-    ``TYPEOF(PARSE_JSON(JSON_OBJECT('a' VALUE d)))`` is ``VARIANT NOT NULL``, difffuzz campaign 34);
-    TRY_PARSE_JSON's, nullable (Flink 2.3's)."""
+    """PARSE_JSON's VARIANT, NOT NULL over NOT NULL arguments; TRY_PARSE_JSON's, nullable (Flink 2.3's).
+
+    JSON_OBJECT / JSON_ARRAY are NOT NULL arguments: Flink 2.3's ``TYPEOF(PARSE_JSON(JSON_OBJECT('a'
+    VALUE d)))`` is ``VARIANT NOT NULL`` (difffuzz campaign 34).
+    """
     _, args, _ = calls.arguments(n)
-    types = [SqlType("STRING", nullable=False) if isinstance(a.unnest(), _NEVER_NULL_JSON) else flink_type(a, bind)
-             for a in args]
+    never = SqlType("STRING", nullable=False)
+    types = [never if isinstance(a.unnest(), _NEVER_NULL_JSON) else flink_type(a, bind) for a in args]
     bind(n)
     try_ = calls.name_of(n) == "TRY_PARSE_JSON"
     return SqlType("VARIANT", nullable=try_ or any(t.nullable for t in types))
