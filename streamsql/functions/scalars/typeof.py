@@ -415,11 +415,13 @@ def _variant_parser_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expre
     VALUE d)))`` is ``VARIANT NOT NULL`` (difffuzz campaign 34).
     """
     _, args, _ = calls.arguments(n)
+    if calls.name_of(n) == "TRY_PARSE_JSON":  # nullable whatever its arguments
+        bind(n)
+        return SqlType("VARIANT")
     never = SqlType("STRING", nullable=False)
     types = [never if isinstance(a.unnest(), _NEVER_NULL_JSON) else flink_type(a, bind) for a in args]
     bind(n)
-    try_ = calls.name_of(n) == "TRY_PARSE_JSON"
-    return SqlType("VARIANT", nullable=try_ or any(t.nullable for t in types))
+    return SqlType("VARIANT", nullable=any(t.nullable for t in types))
 
 
 def _call_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:

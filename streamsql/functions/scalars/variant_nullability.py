@@ -3,11 +3,12 @@
 Flink 2.3 has no assignment rule from ``VARIANT NOT NULL`` to ``VARIANT``: where Calcite brings two
 VARIANT operands to a common type and one is NOT NULL, the other nullable, it inserts a CAST that
 Flink's planner cannot convert ("No assign rules for VARIANT defined"). So a comparison (``=``,
-``<>``, ``IS DISTINCT FROM``, ``IN``), a CASE or an ``ARRAY[...]`` whose VARIANT values differ in
+``<>``, ``IN``), a CASE or an ``ARRAY[...]`` whose VARIANT values differ in
 nullability is refused: ``PARSE_JSON(JSON_OBJECT('a' VALUE i)) = TRY_PARSE_JSON(u)`` (NOT NULL with
 nullable), ``CASE WHEN f THEN TRY_PARSE_JSON(s) ELSE PARSE_JSON('null') END``,
 ``ARRAY[v['a'], PARSE_JSON(JSON_ARRAY(i))]``; Flink's own COALESCE (its type nullable only when every
-value is) takes both: ``COALESCE(v, PARSE_JSON('0'))`` is answered (scripts/flink_variant.py);
+value is) takes both: ``COALESCE(v, PARSE_JSON('0'))`` is answered (scripts/flink_variant.py), and so
+is ``IS [NOT] DISTINCT FROM`` (``PARSE_JSON(JSON_OBJECT(..)) IS DISTINCT FROM TRY_PARSE_JSON(s)``);
 ``PARSE_JSON('{"a": 1}') <> PARSE_JSON(JSON_OBJECT('o' VALUE i))`` (both NOT NULL) is answered
 (difffuzz campaign 34; scripts/flink_variant.py's ``v = PARSE_JSON('1')`` of a nullable ``v``). The
 nullability is Flink's as TYPEOF derives it (:func:`.typeof.flink_type`); where it is not certain
@@ -31,7 +32,7 @@ _PARSERS = ("PARSE_JSON", "TRY_PARSE_JSON")
 
 def _operands(n: exp.Expression) -> list[exp.Expression] | None:
     """The operands ``n`` brings to one type, or None for a node of another kind."""
-    if isinstance(n, (exp.EQ, exp.NEQ, exp.NullSafeEQ, exp.NullSafeNEQ)):
+    if isinstance(n, (exp.EQ, exp.NEQ)):
         return [n.this, n.expression]
     if isinstance(n, exp.In) and not n.args.get("query"):
         return [n.this, *n.expressions]
