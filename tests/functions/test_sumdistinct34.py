@@ -20,7 +20,7 @@ from streamsql import StreamEnvironment
 from tests.functions import difffuzz as fz
 
 FLINK = json.loads((Path(__file__).parent / "sumdistinct34_flink.json").read_text(encoding="utf-8"))
-QUERIES = {**FLINK["queries"], **FLINK.get("bisect", {})}
+QUERIES = {**FLINK["queries"], **FLINK.get("bisect", {}), **FLINK.get("reduce", {})}
 
 
 @pytest.fixture(scope="module")

@@ -277,7 +277,8 @@ def _common_type(n: exp.Expression, types: list[SqlType], bound: exp.Expression 
     """Calcite's least restrictive type of ``types`` (nullable), where it is certain here.
 
     The same type; integers of different widths (the widest); STRING with CHAR(n) / VARCHAR(n)
-    (STRING). An untyped NULL takes the others' type.
+    (STRING); CHAR(n) / VARCHAR(n) of other lengths or kinds (VARCHAR of the longest, regression
+    expressions ``# Session 34``). An untyped NULL takes the others' type.
 
     Raises:
         FunctionError: other mixes (CHAR lengths, DECIMALs, numbers of other kinds ...).
@@ -291,6 +292,10 @@ def _common_type(n: exp.Expression, types: list[SqlType], bound: exp.Expression 
         return max(typed, key=lambda t: _INTEGERS.index(t.name))
     if all(t.name == "STRING" and not t.children for t in typed) and any(t.precision is None for t in typed):
         return SqlType("STRING")
+    if all(t.name == "STRING" and not t.children and t.precision is not None for t in typed):
+        # CHAR(n) / VARCHAR(n) of other lengths or kinds: VARCHAR of the longest (Flink 2.3: CASE WHEN f
+        # THEN 'abc' ELSE 'abcdef' END is VARCHAR(6) NOT NULL, of CHAR(3) and VARCHAR(2) VARCHAR(3))
+        return SqlType("STRING", max(t.precision for t in typed))
     if bound is not None and not any(t.children or t.name in ("STRING", "BYTES") for t in typed):
         # other mixes (DECIMALs, DOUBLE with integers, DATE with TIMESTAMP ...): the type the binder
         # gives the CASE / IF / COALESCE, Flink's rules (its jobs print through sinks of Flink's

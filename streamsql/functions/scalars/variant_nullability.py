@@ -57,6 +57,9 @@ def check(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expression]) -
     Raises:
         FunctionError: Flink's "No assign rules for VARIANT defined", at ``n``.
     """
+    if isinstance(n, (exp.NullSafeEQ, exp.NullSafeNEQ)):  # IS [NOT] DISTINCT FROM: answered either way
+        n.meta[CHECKED] = True
+        return
     operands = _operands(n)
     if not operands or not _may_hold_variant(n):
         return
