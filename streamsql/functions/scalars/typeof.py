@@ -273,12 +273,13 @@ def _cast_field_type(n: exp.Dot, bind: Callable[[exp.Expression], exp.Expression
 _INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 
 
-def _common_type(n: exp.Expression, types: list[SqlType], bound: exp.Expression | None = None) -> SqlType:
+def _common_type(n: exp.Expression, types: list[SqlType], bound: exp.Expression | None = None,
+                 chars: bool = True) -> SqlType:
     """Calcite's least restrictive type of ``types`` (nullable), where it is certain here.
 
     The same type; integers of different widths (the widest); STRING with CHAR(n) / VARCHAR(n)
     (STRING); CHAR(n) / VARCHAR(n) of other lengths or kinds (VARCHAR of the longest, regression
-    expressions ``# Session 34``). An untyped NULL takes the others' type.
+    expressions ``# Session 34``; not with ``chars`` False). An untyped NULL takes the others' type.
 
     Raises:
         FunctionError: other mixes (CHAR lengths, DECIMALs, numbers of other kinds ...).
@@ -292,7 +293,7 @@ def _common_type(n: exp.Expression, types: list[SqlType], bound: exp.Expression 
         return max(typed, key=lambda t: _INTEGERS.index(t.name))
     if all(t.name == "STRING" and not t.children for t in typed) and any(t.precision is None for t in typed):
         return SqlType("STRING")
-    if all(t.name == "STRING" and not t.children and t.precision is not None for t in typed):
+    if chars and all(t.name == "STRING" and not t.children and t.precision is not None for t in typed):
         # CHAR(n) / VARCHAR(n) of other lengths or kinds: VARCHAR of the longest (Flink 2.3: CASE WHEN f
         # THEN 'abc' ELSE 'abcdef' END is VARCHAR(6) NOT NULL, of CHAR(3) and VARCHAR(2) VARCHAR(3))
         return SqlType("STRING", max(t.precision for t in typed))
@@ -324,7 +325,10 @@ def _choice_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Express
             flink_type(n.this, bind)
     types = [flink_type(v, bind) for v in values]
     bound = bind(n)  # refuses what the binder refuses (values of no common type ...)
-    common = _common_type(n, types, bound)
+    # COALESCE of a NOT NULL first value is that value once Calcite simplifies it: whether its CHAR(n)
+    # keeps the other values' VARCHAR type then is not certain
+    folded = isinstance(n, exp.Coalesce) and not types[0].nullable
+    common = _common_type(n, types, bound, chars=not folded)
     if isinstance(n, exp.Coalesce):
         return common.with_nullable(all(t.nullable for t in types))
     if isinstance(n, exp.If):  # Flink's IF: NULL when any argument is, the condition too
