@@ -35,6 +35,7 @@ from streamsql.functions.scalars import (
     overlaps,
     reduced,
     row_equals,
+    structured_compare,
     time_type,
     typeof,
     variant_nullability,
@@ -94,6 +95,7 @@ def _visit(n: exp.Expression) -> exp.Expression:
     if isinstance(n, exp.JSONObject):
         _json_keys_not_null(n)
     variant_nullability.check(n, bind)
+    structured_compare.check(n, bind)
     if isinstance(n, exp.Is) and isinstance(n.expression, exp.Null) and _safe(n.this) \
             and typeof.never_null(n.this, bind):
         out = exp.false()  # Calcite's simplifier: IS NULL of a NOT NULL operand (IS NOT NULL: NOT FALSE)
