@@ -289,10 +289,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--count", type=int, default=1000, help="scalar expressions")
     p.add_argument("--aggregates", type=int, default=0, help="aggregate calls")
-    p.add_argument("--generator", type=int, default=2, choices=(1, 2, 3, 4),
+    p.add_argument("--generator", type=int, default=2, choices=(1, 2, 3, 4, 5),
                    help="the generator's version (1: the committed fixture's, 2: widened, "
                         "3: 2 and the collection functions, 4: 3 and TIME, zones, nested collections, "
-                        "JSON clauses, edges)")
+                        "JSON clauses, edges, 5: 4 and VARIANT, BITMAP, OBJECT_OF, session 33's aggregates)")
     p.add_argument("--exprs", type=Path, help="evaluate these expressions (one a line; 'AGG ' before an "
                    "aggregate call) instead of generated ones: minimising a difference")
     p.add_argument("--out", type=Path)

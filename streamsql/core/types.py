@@ -37,6 +37,7 @@ Composite types nest arbitrarily; their parts are :attr:`SqlType.children` (ROW 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import pyarrow as pa
@@ -458,28 +459,33 @@ def implicit_cast(src: SqlType, dst: SqlType) -> bool:
     return a == b or a in _IMPLICIT_FROM.get(b, ())
 
 
-def duckdb_cast(expr: str, src: SqlType, dst: SqlType, depth: int = 0) -> str:
+def duckdb_cast(expr: str, src: SqlType, dst: SqlType, depth: int = 0,
+                leaf: Callable[[str, SqlType, SqlType], str | None] | None = None) -> str:
     """DuckDB SQL casting ``expr`` (of type ``src``) to ``dst``; ROW fields go by position.
 
     Flink assigns a ROW to a ROW field by field whatever their names (``ROW(1, 'a')``, whose
     fields are ``EXPR$0, EXPR$1``, into ``ROW<a INT, b STRING>``); DuckDB casts STRUCTs by name,
     so a ROW whose names differ is rebuilt with ``struct_pack``, inside arrays too.
+
+    ``leaf``: the SQL of a cast between two types that are not ROW, ARRAY or MAP, or None for the
+    sink's (:func:`_scalar_cast`); given, a composite ``src`` other than ``dst`` is always rebuilt
+    part by part, so that each part goes through it (an explicit CAST's Java narrowing of a field).
     """
-    if not _names_differ(src, dst):
-        return _scalar_cast(expr, src, dst)
+    if not _names_differ(src, dst) and (leaf is None or not src.is_composite or src == dst):
+        return (leaf and leaf(expr, src, dst)) or _scalar_cast(expr, src, dst)
     expr = f"({expr})"
     if dst.name == "ROW":
         fields = ", ".join(
             f'"{dn.replace(chr(34), chr(34) * 2)}" := '
-            + duckdb_cast(f"struct_extract({expr}, {_sql_str(sn)})", st, dt, depth + 1)
+            + duckdb_cast(f"struct_extract({expr}, {_sql_str(sn)})", st, dt, depth + 1, leaf)
             for (sn, st), (dn, dt) in zip(src.fields, dst.fields))
         return f"CASE WHEN {expr} IS NULL THEN NULL ELSE struct_pack({fields}) END"
     v = f"__e{depth}"
     if dst.name == "ARRAY":
-        element = duckdb_cast(v, src.children[0], dst.children[0], depth + 1)
+        element = duckdb_cast(v, src.children[0], dst.children[0], depth + 1, leaf)
         return f"list_transform({expr}, lambda {v}: {element})"
-    key = duckdb_cast(f"{v}.key", src.children[0], dst.children[0], depth + 1)
-    value = duckdb_cast(f"{v}.value", src.children[1], dst.children[1], depth + 1)
+    key = duckdb_cast(f"{v}.key", src.children[0], dst.children[0], depth + 1, leaf)
+    value = duckdb_cast(f"{v}.value", src.children[1], dst.children[1], depth + 1, leaf)
     return (f"map_from_entries(list_transform(map_entries({expr}), "
             f"lambda {v}: struct_pack(key := {key}, value := {value})))")
 

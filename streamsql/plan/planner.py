@@ -36,7 +36,7 @@ from streamsql.functions import udf
 from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec, agg_output_type, output_field
 from streamsql.functions.scalars import planning_session
 from streamsql.functions.scalars.binder import AGGREGATE_TYPE, unknown_aggregate
-from streamsql.functions.scalars.operand_types import FILTER_CLAUSE
+from streamsql.functions.scalars.operand_types import FILTER_CASE, FILTER_CLAUSE
 from streamsql.functions.scalars.registry import AS_WRITTEN, type_of, written
 from streamsql.functions.scalars.typeof import declared_type
 from streamsql.plan import options_hint
@@ -968,6 +968,7 @@ def _inline_filters(planner: Planner, tree: exp.Expression) -> exp.Expression:
         if value is None or isinstance(value, exp.Star):
             value = exp.Literal.number(1)
         case = exp.Case(ifs=[exp.If(this=cond, true=value)])
+        case.meta[FILTER_CASE] = True  # no CASE of the user's: a BITMAP value passes (BITMAP_OR_AGG(b) ..)
         if holder is arg:
             arg.set("expressions", [case, *arg.expressions[1:]])
         elif anonymous:

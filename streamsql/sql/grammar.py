@@ -151,6 +151,10 @@ class FlinkParser(parser.Parser):
         "TABLE": lambda args: exp.TableFromRows(this=seq_get(args, 0)),
         # TYPEOF(x [, force_serializable]): sqlglot's Typeof takes one argument.
         "TYPEOF": lambda args: exp.Anonymous(this="TYPEOF", expressions=args),
+        # LOWER(HEX(x)) / UPPER(HEX(x)) as written: sqlglot folds them into LowerHex / Hex, whose
+        # argument is x (LOWER(HEX(b)) was refused as LOWER of a number)
+        "LOWER": lambda args: exp.Lower(this=seq_get(args, 0)),
+        "UPPER": lambda args: exp.Upper(this=seq_get(args, 0)),
         # ARRAY_AGG(a, b): kept whole for the planner to refuse (sqlglot's ArrayAgg drops b).
         "ARRAY_AGG": lambda args, dialect: exp.Anonymous(this="ARRAY_AGG", expressions=args) if len(args) > 1
         else parser.Parser.FUNCTIONS["ARRAY_AGG"](args, dialect),
@@ -591,6 +595,22 @@ class FlinkParser(parser.Parser):
         # the field name, so that ROW is read as STRUCT here. A field may end with its
         # description, `ROW<a INT NOT NULL 'the a'>` (documentation only): it is read and dropped.
         after = self._tokens[self._index + 1: self._index + 3]
+        bitmap = after and after[0].token_type == TokenType.VAR and after[0].text.upper() == "BITMAP"
+        structured = len(after) == 2 and after[0].text.upper() == "STRUCTURED" \
+            and after[1].token_type == TokenType.LT
+        if bitmap or structured:
+            # `ROW<a BITMAP>`, `ROW<a STRUCTURED<'C', x INT>>` (the sinks of ROW(BITMAP_BUILD(..)),
+            # ROW(OBJECT_OF(..))): names sqlglot does not read as a field's type (a column's it does)
+            name = self._parse_id_var()
+            if structured:
+                kind = self._parse_structured_type()
+            else:
+                self._advance()
+                kind = exp.DataType(this=exp.DataType.Type.USERDEFINED, kind="BITMAP")
+            if self._match_text_seq("NOT", "NULL"):
+                kind.set("nullable", False)
+            self._match(TokenType.STRING)
+            return self.expression(exp.ColumnDef(this=name, kind=kind))
         row = after[0] if len(after) == 2 and after[0].token_type == TokenType.ROW \
             and after[1].token_type in (TokenType.LT, TokenType.L_PAREN) else None
         if row is not None:

@@ -559,18 +559,24 @@ _VERSIONS = {1: (KINDS, COLUMN_KINDS, LITERALS, CAST_TARGETS, BY_KIND, LISTS),
 
 
 def _version(version: int) -> tuple:
-    """The lists of generator ``version`` (4 lives in ``difffuzz_v4``, which builds on these)."""
+    """The lists of generator ``version`` (4 lives in ``difffuzz_v4``, which builds on these, 5 in
+    ``difffuzz_v5``, which builds on 4)."""
     if version == 4:
         from tests.functions import difffuzz_v4
 
         return difffuzz_v4.VERSION4
+    if version == 5:
+        from tests.functions import difffuzz_v5
+
+        return difffuzz_v5.VERSION5
     return _VERSIONS[version]
 
 
 class Generator:
     """Random expressions of a kind; ``seed`` fixes the sequence, ``version`` the lists drawn from
     (1: the original generator, 2: the widened one, 3: 2 and the collection functions, 4: 3 and
-    TIME, zones, nested collections, JSON clauses, edges: ``difffuzz_v4``)."""
+    TIME, zones, nested collections, JSON clauses, edges: ``difffuzz_v4``; 5: 4 and VARIANT, BITMAP,
+    OBJECT_OF and session 33's aggregates: ``difffuzz_v5``)."""
 
     def __init__(self, seed: int, max_depth: int = 3, version: int = 1):
         """A generator of expressions nested up to ``max_depth`` calls deep."""
@@ -580,10 +586,14 @@ class Generator:
         (self.kinds, self.columns, self.literals, self.cast_targets, self.by_kind,
          self.lists) = _version(version)
         self.fresh, self.fresh_share = {}, 0.0  # version 4: its own templates, drawn more often
-        if version >= 4:
+        if version == 4:
             from tests.functions import difffuzz_v4
 
             self.fresh, self.fresh_share = difffuzz_v4.FRESH4, difffuzz_v4.FRESH
+        elif version >= 5:
+            from tests.functions import difffuzz_v5
+
+            self.fresh, self.fresh_share = difffuzz_v5.FRESH5, difffuzz_v5.FRESH
 
     def leaf(self, kind: str) -> str:
         """A column (more often) or a literal of ``kind``."""
@@ -601,7 +611,7 @@ class Generator:
         if depth >= self.max_depth or (depth and self.rnd.random() < 0.15 + 0.2 * depth):
             return self.leaf(kind)
         roll = self.rnd.random()
-        if roll < 0.12:  # a CAST (or TRY_CAST) from another kind
+        if roll < 0.12 and kind in self.cast_targets:  # a CAST (or TRY_CAST) from another kind
             source = self.rnd.choice(self.kinds)
             target = self.rnd.choice(self.cast_targets[kind])
             fn = "TRY_CAST" if self.rnd.random() < 0.25 else "CAST"
@@ -673,6 +683,10 @@ def generate(seed: int, count: int, ill_typed: float = 0.1, version: int = 1) ->
         from tests.functions import difffuzz_v4 as v4
 
         top, zoned, zones = v4.TOP_KINDS4, v4.ZONED, v4.ZONES
+    if version >= 5:
+        from tests.functions import difffuzz_v5 as v5
+
+        top = v5.TOP_KINDS5
     out: dict[str, None] = {}
     tries = 0
     while len(out) < count and tries < count * 20:
@@ -730,12 +744,22 @@ def generate_aggregates(seed: int, count: int, version: int = 1) -> list[str]:
         if version == 1:
             template, kind = g.rnd.choice(AGGREGATES)
             args = [g.expr(kind, 1), g.expr("NUM", 1)]
+        elif version >= 5 and g.rnd.random() < _v5().FRESH_AGG:
+            template, kinds = g.rnd.choice(_v5().AGGREGATES5)
+            args = [g.expr(k, 1) for k in kinds]
         else:
             template, kinds = g.rnd.choice(AGGREGATES2)
             args = [g.expr(k, 1) for k in kinds]
             template = _SLOT.sub(lambda m: _braced(g.rnd.choice(g.lists[m.group(1)])), template)
         out[template.format(*args)] = None
     return list(out)
+
+
+def _v5():
+    """Version 5's module (imported late: it builds on this one)."""
+    from tests.functions import difffuzz_v5
+
+    return difffuzz_v5
 
 
 def load(path: str | Path) -> dict:

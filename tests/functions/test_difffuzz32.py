@@ -4,86 +4,33 @@
 of generator version 4 (``scripts/flink_difffuzz.py --seed 3201 --count 2000 --aggregates 100
 --generator 4 [--alone FILE]``, all 2,100 cases: session 32 recorded 717 with ``--partial``, session 33
 resumed the journal and finished it; docs/fuzzing.md, sessions 32 and 33; a document written with
-``--partial`` says how many it holds in ``"partial"``). The record is replayed batched
-(:func:`tests.functions.test_difffuzz.replay`; the default suite a sample, :data:`SAMPLE`): Flink's
-answered cases :data:`GROUP` to a job (a failing job split in four), those whose job failed a job each, the
-refused ones planned :data:`GROUP` at a time (halved while our planner refuses them).
-``difffuzz_campaign32_known.json`` lists the differences not fixed, each with its reason (a strict
-xfail each: a fixed one must leave the list; ``STREAMSQL_DIFFFUZZ_KNOWN=write`` rewrites it,
-keeping the reasons written).
+``--partial`` says how many it holds in ``"partial"``). Replayed as
+:class:`tests.functions.difffuzz_campaign.Campaign` says; ``difffuzz_campaign32_known.json`` lists the
+differences not fixed, each with its reason.
 """
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
 import pytest
 
-from tests.functions import difffuzz as fz
-from tests.functions.test_difffuzz import _key, check, replay, verdict
+from tests.functions.difffuzz_campaign import Campaign
 
-CAMPAIGN = Path(__file__).parent / "difffuzz_campaign32.json"
-DOC = fz.load(CAMPAIGN)
-CASES = DOC["cases"]
-KNOWN_FILE = Path(__file__).parent / "difffuzz_campaign32_known.json"
-KNOWN: dict[str, str] = json.loads(KNOWN_FILE.read_text(encoding="utf-8"))
-GROUP = 10
-"""Cases per replay job or planning group."""
-
-
-SAMPLE = 16
-"""The default suite replays the known differences and every SAMPLE-th case (about 0.1 s a case on
-the shared machine, unloaded: some 185 cases); the others are marked ``slow`` (``-m "slow or not slow"``: all
-2,100, about 3 minutes)."""
-
-
-def _out_of_memory(case: dict) -> bool:
-    """Flink's JVM ran out of memory on it (REPEAT / LPAD / RPAD to 2147483647 characters): no answer
-    to compare with, and building the string here takes gigabytes; not replayed."""
-    return "OutOfMemoryError" in case.get("error", "")
-
-
-def _in_default_suite(n: int, case: dict) -> bool:
-    return n % SAMPLE == 0 or _key(case) in KNOWN
+CAMPAIGN = Campaign(32, sample=16)
+"""The default suite replays the known differences and every 16th case (about 0.1 s a case on the
+shared machine, unloaded: some 185 cases); all 2,100 under ``-m "slow or not slow"`` (about 3 minutes)."""
 
 
 @pytest.fixture(scope="module")
 def ours(request, tmp_path_factory) -> dict[str, tuple]:
-    """StreamSQL's outcome of every selected case of the campaign (see :func:`replay`; all of them
-    to rewrite the known list)."""
-    assert DOC["data"] == fz.data_lines(), "the input table changed: the campaign must be re-recorded"
-    selected = {_key(item.callspec.params["case"]) for item in request.session.items
-                if getattr(item, "originalname", None) == "test_case" and item.module.__name__ == __name__}
-    every = os.environ.get("STREAMSQL_DIFFFUZZ_KNOWN") == "write"
-    run = [c for c in CASES if (every or _key(c) in selected) and not _out_of_memory(c)]
-    out = replay(run, tmp_path_factory, GROUP, batched=True)
-    if every:
-        failed = [v for v in out.values() if v[0] == "batch failed"]
-        assert not failed, f"not rewriting {KNOWN_FILE.name}: {len(failed)} cases were not compared"
-        found = {_key(c): verdict(c, out[_key(c)]) for c in run if "skipped" not in c}
-        known = {k: KNOWN.get(k) or f"not fixed yet: {v.split(':')[0]}" for k, v in found.items() if v}
-        KNOWN_FILE.write_text(json.dumps(known, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return out
+    """StreamSQL's outcome of every selected case of the campaign."""
+    return CAMPAIGN.ours(request, tmp_path_factory, __name__)
 
 
 def test_the_campaign_is_generator_version_4s():
-    """The recorded expressions are what version 4 of the generator draws for the recorded seed, in
-    its order (those Flink answered so far, when the document is ``partial``)."""
-    (seed, count, aggregates, version), = DOC["seeds"]
-    lines = fz.generate(seed, count, version=version)
-    lines += ["AGG " + a for a in fz.generate_aggregates(seed, aggregates, version=version)]
-    recorded = [fz.case_key(c, "AGG ") for c in CASES]
-    if "partial" in DOC:
-        assert DOC["partial"] == f"{len(recorded)} of {len(lines)} cases"
-        lines = [ln for ln in lines if ln in set(recorded)]
-    assert recorded == lines
+    """The recorded expressions are what version 4 of the generator draws for seed 3201, in its order."""
+    CAMPAIGN.check_generated()
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=_key(c)[:120], marks=() if _in_default_suite(n, c) else
-                                               pytest.mark.slow) for n, c in enumerate(CASES)])
+@pytest.mark.parametrize("case", CAMPAIGN.params())
 def test_case(ours, case):
-    if _out_of_memory(case):
-        pytest.skip(f"no answer of Flink's: {case['error'][:120]}")
-    check(case, ours[_key(case)], KNOWN)
+    CAMPAIGN.check_case(ours, case)

@@ -35,8 +35,10 @@ from streamsql.functions.scalars import (
     overlaps,
     reduced,
     row_equals,
+    structured_compare,
     time_type,
     typeof,
+    variant_nullability,
 )
 from streamsql.functions.scalars.registry import (
     DEAD_CODE,
@@ -92,7 +94,10 @@ def _visit(n: exp.Expression) -> exp.Expression:
         return out
     if isinstance(n, exp.JSONObject):
         _json_keys_not_null(n)
-    if isinstance(n, exp.Is) and isinstance(n.expression, exp.Null) and typeof.never_null(n.this, bind):
+    variant_nullability.check(n, bind)
+    structured_compare.check(n, bind)
+    if isinstance(n, exp.Is) and isinstance(n.expression, exp.Null) and _safe(n.this) \
+            and typeof.never_null(n.this, bind):
         out = exp.false()  # Calcite's simplifier: IS NULL of a NOT NULL operand (IS NOT NULL: NOT FALSE)
         out.meta[TYPE] = _BOOLEAN
         return out
@@ -102,6 +107,8 @@ def _visit(n: exp.Expression) -> exp.Expression:
         _keep_position(n)
     if type(n) is exp.Cast and _null_constant(n.this):  # a NULL literal once Flink's planner folds it
         n.meta[operand_types.NULL_OPERAND] = True
+    if isinstance(n, (exp.Floor, exp.Ceil)) and n.args.get("to") is not None and _null_constant(n.this):
+        n.meta[operand_types.NULL_OPERAND] = True  # FLOOR(NULL TO unit): folded to NULL, its unit not checked
     dead = _dropped_by_flink(n)
     for key, value in list(n.args.items()):
         token = DEAD_CODE.set(True) if key == dead else None
@@ -137,9 +144,11 @@ def _visit(n: exp.Expression) -> exp.Expression:
         try:
             out, t = _call(n)
         except FunctionError:
-            # FLOOR/CEIL of a time to a unit Flink's code generator fails on, in code Flink drops
+            # FLOOR/CEIL of a time to a unit Flink's code generator fails on, in code Flink drops, or of a
+            # NULL constant, which Flink folds to NULL (FLOOR(CAST(NULL AS TIMESTAMP_LTZ(3)) TO DOY))
             operand = type_of(n.this) if isinstance(n, (exp.Floor, exp.Ceil)) and n.args.get("to") else None
-            if not (DEAD_CODE.get() and operand is not None and operand.is_time):
+            dropped = DEAD_CODE.get() or n.meta.get(operand_types.NULL_OPERAND)
+            if not (dropped and operand is not None and operand.is_time):
                 raise
             out, t = _typed_null(operand)
     else:
@@ -164,7 +173,9 @@ _NULL_ADD_UNITS = ("DOW", "DOY", "ISODOW", "EPOCH")
 def _dropped_by_flink(n: exp.Expression) -> str | None:
     """The argument of ``n`` that Flink's planner drops before it generates code, if any.
 
-    The branch of a ``CASE WHEN FALSE`` or ``WHEN`` a NULL constant and the WHEN branches of a ``CASE
+    The ELSE of a ``CASE WHEN TRUE THEN x ELSE y`` (Flink 2.3 answers a CEIL to ISODOW there, a unit its
+    code generator refuses), the branch of a ``CASE WHEN FALSE`` or ``WHEN`` a NULL constant and the WHEN
+    branches of a ``CASE
     x`` of a NULL constant x (Calcite's simplification removes them: Flink 2.3 answers ``CASE
     CAST(NULL AS INT) WHEN i THEN ARRAY[i][0] ELSE 3 END``, whose literal index 0 it refuses in a
     branch it keeps), the values of a
@@ -181,6 +192,9 @@ def _dropped_by_flink(n: exp.Expression) -> str | None:
         return "true"
     if isinstance(n, exp.Case) and n.this is not None and _null_constant(n.this):
         return "ifs"  # CASE NULL WHEN v THEN ..: no WHEN matches, Calcite keeps the ELSE
+    ifs = n.args.get("ifs") or [] if isinstance(n, exp.Case) else []
+    if n.this is None and len(ifs) == 1 and isinstance(ifs[0].this, exp.Boolean) and ifs[0].this.this:
+        return "default"  # CASE WHEN TRUE THEN x ELSE y: Calcite keeps x
     if isinstance(n, exp.Coalesce) and n.expressions and _never_null(n.this):
         return "expressions"
     if isinstance(n, (exp.Or, exp.And)):
@@ -219,6 +233,15 @@ def _null_constant(n: exp.Expression) -> bool:
         return (fn is not None and fn.nulls == typeof.NULL_IN_NULL_OUT and fn.deterministic
                 and any(_null_constant(a) for a in args))
     return False
+
+
+def _safe(n: exp.Expression) -> bool:
+    """Whether Calcite's simplifier takes ``n`` for safe (RexSimplify's isSafeExpression).
+
+    No function call in it, which could fail the job: Flink 2.3 fails ``PARSE_JSON('😀x') IS NULL`` on
+    its bad JSON rather than simplify it to FALSE (difffuzz campaign 34).
+    """
+    return not any(_is_call(x) for x in n.walk())
 
 
 def _json_keys_not_null(n: exp.JSONObject) -> None:

@@ -121,7 +121,7 @@ def check_operands(n: exp.Expression) -> exp.Expression:
         if _known(lt) and _known(rt) and not (lt.name in _TEXT and rt.name in _TEXT and lt.name == rt.name):
             raise _cannot_apply(n, "||", f"<{_calcite(n.this)}> || <{_calcite(n.expression)}>",
                                 "<STRING> || <STRING>' '<EQUIVALENT_TYPE> || <EQUIVALENT_TYPE>")
-    elif isinstance(n, (exp.Case, exp.Coalesce)) and _bitmap(*branches(n)):
+    elif isinstance(n, (exp.Case, exp.Coalesce)) and _bitmap(*branches(n)) and not n.meta.get(FILTER_CASE):
         # Flink 2.3's planner fails on a BITMAP result of CASE / COALESCE (Calcite's
         # SqlTypeAssignmentRule has no rule for the type: scripts/flink_bitmap.py "types")
         msg = ("No assign rules for OTHER defined: a CASE or COALESCE with BITMAP results fails "
@@ -211,7 +211,9 @@ def _cast(n: exp.Cast) -> None:
     typed_null = isinstance(inner, exp.Cast) and isinstance(inner.this, exp.Null) or folded
     # Flink's own check lets CAST(CAST(NULL AS INT) AS TIMESTAMP_LTZ(3)) through, not a TRY_CAST of it
     if pair in _FLINK_NO_CAST and not (typed_null and not isinstance(n, exp.TryCast)):
-        if DEAD_CODE.get():  # Flink's own check, made in code generation: code Flink drops passes
+        # Flink's own check, made in code generation: code Flink drops passes; not a TIMESTAMP_LTZ's,
+        # which Flink checks while planning (a CASE WHEN TRUE's ELSE CAST(ltz AS FLOAT) is refused)
+        if DEAD_CODE.get() and source.name != "TIMESTAMP_LTZ":
             n.meta[DEAD_NULL] = True
             return
         raise FunctionError(_FLINK_NO_CAST[pair], n)
@@ -357,8 +359,14 @@ def _comparison(n: exp.Expression, op: str, cast: bool) -> None:
         return
 
 
+FILTER_CASE = "filter_case"
+"""Meta flag of the CASE a FILTER clause is planned as (``agg(CASE WHEN c THEN x END)``): not a CASE
+Flink's planner sees, so its BITMAP values pass (Flink 2.3 answers ``BITMAP_XOR_AGG(b) FILTER (WHERE f)``)."""
 CONSTANT_VARIANT = "constant_variant"
 """Meta flag of a compiled PARSE_JSON / TRY_PARSE_JSON over literals (Flink folds it to a constant)."""
+VARIANT_NULLABILITY_CHECKED = "variant_nullability_checked"
+"""Meta flag of a comparison whose VARIANT operands' Flink nullabilities were derived and agree
+(:mod:`.variant_nullability`): the constant rule below is not needed for it."""
 
 
 def _variant_comparison(n: exp.Expression, op: str) -> bool:
@@ -383,7 +391,7 @@ def _variant_comparison(n: exp.Expression, op: str) -> bool:
         msg = "Comparable type expected, but was 'VARIANT'."  # Flink 2.3 orders no VARIANTs
         raise FunctionError(msg, n)
     constant = [side.meta.get(CONSTANT_VARIANT, False) for side in (n.this, n.expression)]
-    if constant[0] != constant[1]:
+    if constant[0] != constant[1] and not n.meta.get(VARIANT_NULLABILITY_CHECKED):
         msg = ("No assign rules for VARIANT defined (Flink 2.3 compares no VARIANT with PARSE_JSON of a "
                "literal)")
         raise FunctionError(msg, n)

@@ -154,7 +154,7 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         if source is not None and source.name == t.name and source != t:
             # ROW fields by position, as Flink's CAST (DuckDB casts STRUCTs by name: CAST(ROW(s, dt)
             # AS ROW<a STRING, b DATE>) failed, its fields being EXPR$0, EXPR$1)
-            return sql_node(duckdb_cast(n.this.sql(dialect="duckdb"), source, t)), t
+            return sql_node(duckdb_cast(n.this.sql(dialect="duckdb"), source, t, leaf=_field_cast)), t
     if isinstance(n, exp.Paren) and isinstance(n.this, exp.Interval):  # (INTERVAL ... * k) * 2
         return n.this, t
     if isinstance(n, exp.Mul):
@@ -224,7 +224,7 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
             and _named(type_of(n.this), t.name):
         # as Flink's CAST of a ROW to a ROW type: field by field, whatever their names
         # (CAST(ROW(g, x) AS ROW<a STRING, b INT>), whose fields are EXPR$0, EXPR$1); DuckDB casts by name
-        return template(duckdb_cast("{0}", type_of(n.this), t), _sql(n.this)), t
+        return template(duckdb_cast("{0}", type_of(n.this), t, leaf=_field_cast), _sql(n.this)), t
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name == "BITMAP":
         # only a NULL gets here (operand_types refuses a CAST of a value to BITMAP, as Flink)
         return exp.Cast(this=n.this, to=exp.DataType.build("BLOB", dialect="duckdb")), t
@@ -260,21 +260,12 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
             return zoned, t
     if isinstance(n, exp.Cast) and t is not None and t.name == "FLOAT" and _named(type_of(n.this), "DOUBLE"):
         return template(_JAVA_FLOAT, f"({n.this.sql(dialect='duckdb')})"), t
-    if isinstance(n, exp.Cast) and n.to.this in _SATURATING and _named(type_of(n.this), "DOUBLE", "FLOAT"):
-        return template(_java_narrowing(n.to.this), f"({n.this.sql(dialect='duckdb')})"), t
+    if isinstance(n, exp.Cast) and n.to.this in _INTEGER_TYPES and t is not None:
+        java = java_integer_cast(type_of(n.this), t)
+        if java is not None:
+            return template(java, _sql(n.this)), t
     if isinstance(n, exp.Cast) and n.to.this in _INTEGER_TYPES:
         inner = type_of(n.this)
-        if t is not None and t.name in ("TINYINT", "SMALLINT") and inner is not None \
-                and inner.name in ("DOUBLE", "FLOAT"):
-            # Java's (byte)/(short) of a double: to an int first (cut, saturated), then its low bits
-            # (Flink 2.3: CAST(1E300 AS TINYINT) is -1, CAST(123456.789E0 AS TINYINT) 64)
-            as_int = _java_narrowing(exp.DataType.Type.INT)
-            return template(java_ints.wrap(f"CAST({as_int} AS BIGINT)", t.name), _sql(n.this)), t
-        if t is not None and t.name in java_ints.BITS and inner is not None and _narrows(inner, t.name):
-            # as Java's narrowing (Flink 2.3: CAST(3000000000 AS INT) is -1294967296): the low bits of
-            # the value, a DECIMAL's cut toward zero first (BigDecimal.longValue)
-            whole = "trunc({0})" if inner.name == "DECIMAL" else "{0}"
-            return template(java_ints.wrap(f"CAST({whole} AS HUGEINT)", t.name), _sql(n.this)), t
         if inner is not None and inner.name in _FRACTIONAL:
             n.set("this", exp.func("trunc", n.this))
         return n, t
@@ -332,6 +323,37 @@ def _java_arithmetic(a: exp.Expression, op: str, b: exp.Expression, result: str)
 def _sql(node: exp.Expression) -> str:
     """A compiled operand's DuckDB SQL, parenthesized, for :func:`template`."""
     return f"({node.sql(dialect='duckdb')})"
+
+
+def java_integer_cast(source: SqlType | None, target: SqlType) -> str | None:
+    """DuckDB SQL over ``{0}`` of Flink's CAST of ``source`` to the integer type ``target``, or None.
+
+    Where it is Java's narrowing rather than DuckDB's checked cast; None where the two agree.
+
+    A DOUBLE or FLOAT to INT or BIGINT: cut toward zero, saturated (:func:`_java_narrowing`); to TINYINT
+    or SMALLINT: to an int first, then its low bits (Flink 2.3: CAST(1E300 AS TINYINT) is -1,
+    CAST(123456.789E0 AS TINYINT) 64); a wider integer or a DECIMAL: the low bits of the value, a
+    DECIMAL's cut toward zero first (BigDecimal.longValue; CAST(3000000000 AS INT) is -1294967296).
+    A ROW field cast to an integer type is cast alike (Flink casts a ROW field by field: CAST(ROW(m, u)
+    AS ROW<a SMALLINT, b STRING>) of 99999999.99 is -7937, difffuzz campaign 32).
+    """
+    if source is None or target.name not in java_ints.BITS:
+        return None
+    if source.name in ("DOUBLE", "FLOAT"):
+        if target.name in ("INT", "BIGINT"):
+            return _java_narrowing(getattr(exp.DataType.Type, target.name))
+        as_int = _java_narrowing(exp.DataType.Type.INT)
+        return java_ints.wrap(f"CAST({as_int} AS BIGINT)", target.name)
+    if _narrows(source, target.name):
+        whole = "trunc({0})" if source.name == "DECIMAL" else "{0}"
+        return java_ints.wrap(f"CAST({whole} AS HUGEINT)", target.name)
+    return None
+
+
+def _field_cast(expr: str, source: SqlType, target: SqlType) -> str | None:
+    """A composite CAST's part (``duckdb_cast``'s ``leaf``): Java's integer narrowing, else None."""
+    java = java_integer_cast(source, target)
+    return None if java is None else java.replace("{0}", f"({expr})")
 
 
 def _narrows(source: SqlType, target: str) -> bool:

@@ -433,8 +433,15 @@ def translate(c: Call) -> exp.Expression:
                     "ELSE translate({0}, {1}, coalesce({2}, '')) END", *c.args)
 
 
-scalar("TO_BASE64", group="string", sig=((S,),), result=STRING)(
-    lambda c: template("to_base64(encode({0}))", *c.args))
+@scalar("TO_BASE64", group="string", sig=((S,), ("BYTES",)), result=STRING)
+def to_base64(c: Call) -> exp.Expression:
+    """The base64 text of a string's UTF-8 bytes, or of bytes as they are.
+
+    Flink 2.3 takes both: ``TO_BASE64(BITMAP_TO_BYTES(b))`` (difffuzz campaign 34).
+    """
+    a = c.args[0]
+    return template("to_base64({0})" if a.type is not None and a.type.name == "BYTES" else
+                    "to_base64(encode({0}))", a)
 @scalar("FROM_BASE64", group="string", sig=((S,),), result=STRING,
         failures=(Failure(r"Could not decode string \"(.*)\" as base64: invalid byte value '(\d+)'",
                           lambda m: f"FROM_BASE64 failed: Illegal base64 character {int(m.group(2)):x} "

@@ -56,14 +56,16 @@ VERIFIED = frozenset("""
     CHAR_LENGTH COS COSH COT DAYOFMONTH DAYOFWEEK DAYOFYEAR
     ENCODE ENDSWITH EXP EXTRACT FLOOR GREATEST HASH_CODE HEX HOUR INSTR JSON_STRING LEAST LN LOG LOG10 LOG2
     LOWER MINUTE MONTH POSITION POWER QUARTER RADIANS REGEXP ROUND SECOND SIGN SIN SINH SQRT
-    STARTSWITH TAN TANH TIMESTAMPADD TIMESTAMPDIFF TRUNCATE UPPER WEEK YEAR
+    STARTSWITH SUBSTRING TAN TANH TIMESTAMPADD TIMESTAMPDIFF TRUNCATE UPPER WEEK YEAR
 """.split())
 """The built-ins (first names) whose registry result type and NULL behaviour give Flink's exact
 type: each matches Flink 2.3's type, NOT NULL included, in the function conformance cases
 (tests/functions/flink_expected.json; ABS in the compat case typeof_columns), and none differs
 there (tests/functions/test_typeof.py checks both; HASH_CODE in tests/sql/flink_query_gaps). Others
 differ: MD5 is CHAR(32) in Flink, CHR, FROM_UNIXTIME, JSON_QUOTE, REGEXP_COUNT and REGEXP_INSTR are
-nullable over NOT NULL values. The BITMAP functions: Flink 2.3's answers in
+nullable over NOT NULL values (the last two: :data:`ALWAYS_NULLABLE`). SUBSTRING: Flink 2.3's answers
+over STRING values, regression expressions ``# Session 34`` (over a CHAR(n) the length is not derived).
+The BITMAP functions: Flink 2.3's answers in
 tests/functions/funcs33_flink.json (scripts/flink_funcs33.py: BITMAP, BIGINT for the cardinality,
 BYTES, STRING, ARRAY<INT>, each NOT NULL iff the arguments are)."""
 
@@ -219,6 +221,9 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
     if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and _is_variant(n.this, bind):
         bind(n)  # refuses a key of another type
         return SqlType("VARIANT")  # a missing member or element is NULL
+    if handles(n):  # TYPEOF's own text: a nullable STRING (a JSON_OBJECT key of it is refused, as Flink)
+        compile_typeof(n, bind)  # refuses what it refuses
+        return RESULT
     if isinstance(n, exp.Func) and calls.name_of(n) in _VARIANT_PARSERS:
         return _variant_parser_type(n, bind)
     if isinstance(n, exp.Func) and calls.name_of(n) in ("OBJECT_OF", "OBJECT_UPDATE"):
@@ -229,6 +234,8 @@ def flink_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Expressio
         return _call_type(n, bind)
     if isinstance(n, exp.Bracket):
         return _item_type(n, bind)
+    if isinstance(n, exp.Dot) and isinstance(n.this.unnest(), exp.Cast):
+        return _cast_field_type(n, bind)
     msg = _NOT_CERTAIN + "the nullability of this expression is not derived here"
     raise FunctionError(msg, n)
 
@@ -246,14 +253,33 @@ def _item_type(n: exp.Bracket, bind: Callable[[exp.Expression], exp.Expression])
     return t.with_nullable(True)
 
 
+def _cast_field_type(n: exp.Dot, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
+    """``CAST(x AS ROW<.., f T, ..>).f``: T, nullable, a field the CAST declares nullable.
+
+    Calcite's field access of a nullable field; Flink 2.3: ``TYPEOF(CAST(ROW(s, 0.1E0) AS ROW<a STRING,
+    b DOUBLE>).b)`` is ``DOUBLE`` (difffuzz campaign 32). Not a NOT NULL field (nullable as the ROW is),
+    nor one of a string, binary or composite type (its Flink spelling not kept).
+    """
+    cast, name = n.this.unnest(), n.expression.name
+    declared = [c for c in cast.to.find_all(exp.ColumnDef) if c.name.lower() == name.lower()]
+    if len(declared) != 1 or "NOT NULL" in declared[0].sql(dialect="flink").upper():
+        raise FunctionError(_NOT_CERTAIN + "a field of a ROW that is not declared nullable is not", n)
+    t = _inferred(n, bind)
+    if t.name in ("STRING", "BYTES") or t.children:
+        raise FunctionError(_NOT_CERTAIN + f"the type of a field of type {t.name} is not", n)
+    return t.with_nullable(True)
+
+
 _INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 
 
-def _common_type(n: exp.Expression, types: list[SqlType], bound: exp.Expression | None = None) -> SqlType:
+def _common_type(n: exp.Expression, types: list[SqlType], bound: exp.Expression | None = None,
+                 chars: bool = True) -> SqlType:
     """Calcite's least restrictive type of ``types`` (nullable), where it is certain here.
 
     The same type; integers of different widths (the widest); STRING with CHAR(n) / VARCHAR(n)
-    (STRING). An untyped NULL takes the others' type.
+    (STRING); CHAR(n) / VARCHAR(n) of other lengths or kinds (VARCHAR of the longest, regression
+    expressions ``# Session 34``; not with ``chars`` False). An untyped NULL takes the others' type.
 
     Raises:
         FunctionError: other mixes (CHAR lengths, DECIMALs, numbers of other kinds ...).
@@ -267,6 +293,10 @@ def _common_type(n: exp.Expression, types: list[SqlType], bound: exp.Expression 
         return max(typed, key=lambda t: _INTEGERS.index(t.name))
     if all(t.name == "STRING" and not t.children for t in typed) and any(t.precision is None for t in typed):
         return SqlType("STRING")
+    if chars and all(t.name == "STRING" and not t.children and t.precision is not None for t in typed):
+        # CHAR(n) / VARCHAR(n) of other lengths or kinds: VARCHAR of the longest (Flink 2.3: CASE WHEN f
+        # THEN 'abc' ELSE 'abcdef' END is VARCHAR(6) NOT NULL, of CHAR(3) and VARCHAR(2) VARCHAR(3))
+        return SqlType("STRING", max(t.precision for t in typed))
     if bound is not None and not any(t.children or t.name in ("STRING", "BYTES") for t in typed):
         # other mixes (DECIMALs, DOUBLE with integers, DATE with TIMESTAMP ...): the type the binder
         # gives the CASE / IF / COALESCE, Flink's rules (its jobs print through sinks of Flink's
@@ -295,7 +325,10 @@ def _choice_type(n: exp.Expression, bind: Callable[[exp.Expression], exp.Express
             flink_type(n.this, bind)
     types = [flink_type(v, bind) for v in values]
     bound = bind(n)  # refuses what the binder refuses (values of no common type ...)
-    common = _common_type(n, types, bound)
+    # COALESCE of a NOT NULL first value is that value once Calcite simplifies it: whether its CHAR(n)
+    # keeps the other values' VARCHAR type then is not certain
+    folded = isinstance(n, exp.Coalesce) and not types[0].nullable
+    common = _common_type(n, types, bound, chars=not folded)
     if isinstance(n, exp.Coalesce):
         return common.with_nullable(all(t.nullable for t in types))
     if isinstance(n, exp.If):  # Flink's IF: NULL when any argument is, the condition too
@@ -366,6 +399,9 @@ VERIFIED_CONSTANTS = frozenset({"LOCALTIME", "CURRENT_TIME", "E"})
 #: ``TIMESTAMP_LTZ(3)``, ``TYPEOF(TO_TIMESTAMP('2024-01-01 00:00:00'))`` ``TIMESTAMP(3)`` (regression
 #: expressions, ``# Session 33``); another precision (TO_TIMESTAMP_LTZ(n, 6)) is not derived here.
 ALWAYS_NULLABLE_MILLIS = frozenset({"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP"})
+#: Built-ins whose result Flink 2.3 types nullable whatever the arguments, of the registry's result type:
+#: ``TYPEOF(REGEXP_INSTR('abc', 'b'))`` is ``INT`` (regression expressions, ``# Session 34``).
+ALWAYS_NULLABLE = frozenset({"REGEXP_INSTR", "REGEXP_COUNT"})
 _VARIANT_PARSERS = ("PARSE_JSON", "TRY_PARSE_JSON")
 
 
@@ -377,13 +413,24 @@ def _structured_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expressio
     return REGISTRY[name].result(Call(name, typed, n, unit))
 
 
+_NEVER_NULL_JSON = (exp.JSONObject, exp.JSONArray)
+"""JSON_OBJECT / JSON_ARRAY: never NULL (their text's own type is not derived here, only that)."""
+
+
 def _variant_parser_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
-    """PARSE_JSON's VARIANT, NOT NULL over NOT NULL arguments; TRY_PARSE_JSON's, nullable (Flink 2.3's)."""
+    """PARSE_JSON's VARIANT, NOT NULL over NOT NULL arguments; TRY_PARSE_JSON's, nullable (Flink 2.3's).
+
+    JSON_OBJECT / JSON_ARRAY are NOT NULL arguments: Flink 2.3's ``TYPEOF(PARSE_JSON(JSON_OBJECT('a'
+    VALUE d)))`` is ``VARIANT NOT NULL`` (difffuzz campaign 34).
+    """
     _, args, _ = calls.arguments(n)
-    types = [flink_type(a, bind) for a in args]
+    if calls.name_of(n) == "TRY_PARSE_JSON":  # nullable whatever its arguments
+        bind(n)
+        return SqlType("VARIANT")
+    never = SqlType("STRING", nullable=False)
+    types = [never if isinstance(a.unnest(), _NEVER_NULL_JSON) else flink_type(a, bind) for a in args]
     bind(n)
-    try_ = calls.name_of(n) == "TRY_PARSE_JSON"
-    return SqlType("VARIANT", nullable=try_ or any(t.nullable for t in types))
+    return SqlType("VARIANT", nullable=any(t.nullable for t in types))
 
 
 def _call_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) -> SqlType:
@@ -398,6 +445,10 @@ def _call_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) ->
         if result.precision != 3:
             raise FunctionError(_NOT_CERTAIN + f"{name} at precision {result.precision} is not", n)
         return result.with_nullable(True)
+    if fn is not None and fn is REGISTRY.get(name) and fn.names[0] in ALWAYS_NULLABLE and args:
+        for a in args:
+            flink_type(a, bind)  # refuses what is refused inside
+        return _inferred(n, bind).with_nullable(True)
     built = fn is not None and fn is REGISTRY.get(name) and name == "BITMAP_BUILD" and len(args) == 1
     if built and isinstance(args[0], exp.Array):  # Calcite's ARRAY[..] is NOT NULL, whatever its elements
         for a in args[0].expressions:

@@ -1,0 +1,35 @@
+"""Campaign 34 of the differential fuzzer (generator version 5): StreamSQL must print what Flink 2.3 did.
+
+``difffuzz_campaign34.json`` is Flink 2.3's record of seed 3401's expressions and aggregate calls of
+generator version 5 (``scripts/flink_difffuzz.py --seed 3401 --count 900 --aggregates 150 --generator 5
+--alone FILE``, ``FILE`` written by ``scripts/difffuzz_alone.py`` with the same seed options; VARIANT,
+BITMAP, OBJECT_OF and session 33's aggregates drawn most: :mod:`tests.functions.difffuzz_v5`;
+docs/fuzzing.md, session 34). Replayed as :class:`tests.functions.difffuzz_campaign.Campaign` says;
+``difffuzz_campaign34_known.json`` lists the differences not fixed, each with its reason.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.functions.difffuzz_campaign import Campaign
+
+CAMPAIGN = Campaign(34, sample=16)
+"""The default suite replays the known differences and every 16th case (some 90 cases, about 15 s on the
+shared machine under load); all 1,050 under ``-m "slow or not slow"`` (about 100 s)."""
+
+
+@pytest.fixture(scope="module")
+def ours(request, tmp_path_factory) -> dict[str, tuple]:
+    """StreamSQL's outcome of every selected case of the campaign."""
+    return CAMPAIGN.ours(request, tmp_path_factory, __name__)
+
+
+def test_the_campaign_is_generator_version_5s():
+    """The recorded expressions are what version 5 of the generator draws for seed 3401, in its order."""
+    CAMPAIGN.check_generated()
+
+
+@pytest.mark.parametrize("case", CAMPAIGN.params())
+def test_case(ours, case):
+    CAMPAIGN.check_case(ours, case)
