@@ -36,13 +36,20 @@ PROCESS_HEAVY = ("tests/integration/test_chaos.py", "tests/integration/test_para
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """xdist's scheduling by module, with the :data:`PROCESS_HEAVY` modules as one unit."""
+    """xdist's scheduling by module, with the :data:`PROCESS_HEAVY` modules as one unit, dealt first."""
     from xdist.scheduler import LoadScopeScheduling
 
     class ModuleScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
             return "processes" if module.startswith(PROCESS_HEAVY) else module
+
+        def _assign_work_unit(self, node) -> None:
+            # The process-heavy unit first (xdist orders units by their number of tests: it came
+            # third): the longest unit, one worker's for its whole run, starts at once.
+            if "processes" in self.workqueue:
+                self.workqueue.move_to_end("processes", last=False)
+            super()._assign_work_unit(node)
 
     return ModuleScheduling(config, log)
 
