@@ -36,7 +36,7 @@ PROCESS_HEAVY = ("tests/integration/test_chaos.py", "tests/integration/test_para
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """xdist's scheduling by module, with the :data:`PROCESS_HEAVY` modules as one unit."""
+    """xdist's scheduling by module, with the :data:`PROCESS_HEAVY` modules as one unit, dealt first."""
     from xdist.scheduler import LoadScopeScheduling
 
     class ModuleScheduling(LoadScopeScheduling):
@@ -44,7 +44,54 @@ def pytest_xdist_make_scheduler(config, log):
             module = nodeid.split("::", 1)[0]
             return "processes" if module.startswith(PROCESS_HEAVY) else module
 
+        def _assign_work_unit(self, node) -> None:
+            # The process-heavy unit first (xdist orders units by their number of tests: it came
+            # third): the longest unit, one worker's for its whole run, starts at once.
+            if "processes" in self.workqueue:
+                self.workqueue.move_to_end("processes", last=False)
+            super()._assign_work_unit(node)
+
     return ModuleScheduling(config, log)
+
+
+class _WorkerTimes:
+    """Under pytest-xdist, each worker's share of the run, for the end of the terminal report: its
+    tests' time (setup, call and teardown, seconds), that of the :data:`PROCESS_HEAVY` unit, and when
+    its last report came (seconds since the first report anywhere): a worker that ends much earlier
+    than the other idled while that one finished (the suite's wall time is the later one)."""
+
+    def __init__(self) -> None:
+        self.start: float | None = None
+        self.busy: dict[str, float] = {}
+        self.heavy: dict[str, float] = {}
+        self.last: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report) -> None:
+        import time
+
+        node = getattr(report, "node", None)
+        if node is None:  # not a report a worker sent
+            return
+        now = time.monotonic()
+        self.start = now if self.start is None else self.start
+        worker = node.gateway.id
+        self.busy[worker] = self.busy.get(worker, 0.0) + report.duration
+        if report.nodeid.startswith(PROCESS_HEAVY):
+            self.heavy[worker] = self.heavy.get(worker, 0.0) + report.duration
+        self.last[worker] = now - self.start
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.busy:
+            each = "; ".join(f"{w} {self.busy[w]:.0f} s, {self.heavy.get(w, 0.0):.0f} s, "
+                             f"at {self.last[w]:.0f} s" for w in sorted(self.busy))
+            terminalreporter.write_line(f"xdist workers (tests' time, process-heavy unit's, last report): "
+                                        f"{each}")
+
+
+def pytest_configure(config):
+    """Register :class:`_WorkerTimes` on the controller of a pytest-xdist run."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(_WorkerTimes(), "streamsql-worker-times")
 
 
 @pytest.hookimpl(optionalhook=True)

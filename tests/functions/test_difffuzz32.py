@@ -15,9 +15,10 @@ import pytest
 
 from tests.functions.difffuzz_campaign import Campaign
 
-CAMPAIGN = Campaign(32, sample=16)
-"""The default suite replays the known differences and every 16th case (about 0.1 s a case on the
-shared machine, unloaded: some 185 cases); all 2,100 under ``-m "slow or not slow"`` (about 3 minutes)."""
+CAMPAIGN = Campaign(32)
+"""The default suite replays :meth:`~tests.functions.difffuzz_campaign.Campaign.sample` (the known
+differences and a case of each function called: some 116 cases); all 2,100 under ``-m "slow or not slow"``
+(about 3 minutes)."""
 
 
 @pytest.fixture(scope="module")

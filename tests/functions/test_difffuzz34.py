@@ -14,9 +14,10 @@ import pytest
 
 from tests.functions.difffuzz_campaign import Campaign
 
-CAMPAIGN = Campaign(34, sample=16)
-"""The default suite replays the known differences and every 16th case (some 90 cases, about 15 s on the
-shared machine under load); all 1,050 under ``-m "slow or not slow"`` (about 100 s)."""
+CAMPAIGN = Campaign(34)
+"""The default suite replays :meth:`~tests.functions.difffuzz_campaign.Campaign.sample` (the known
+differences and a case of each function called: some 112 cases); all 1,050 under ``-m "slow or not slow"``
+(about 100 s)."""
 
 
 @pytest.fixture(scope="module")

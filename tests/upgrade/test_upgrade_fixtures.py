@@ -23,13 +23,13 @@ import importlib.util
 import json
 import os
 import shutil
-import subprocess
-import sys
+from pathlib import Path
 
 import duckdb
 import pytest
 
 from streamsql.plan import fingerprint, state_signature
+from tests.compat.forkserver import ForkServer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
@@ -40,6 +40,18 @@ _spec.loader.exec_module(_writer)
 materialize = _writer.materialize  # the writer's own reading of a sink's changelog
 MANIFEST = json.load(open(os.path.join(FIXTURES, "MANIFEST.json")))
 CASES = sorted(MANIFEST["cases"])
+
+
+@pytest.fixture(scope="module")
+def streamsql_run():
+    """``streamsql run job.sql`` in a folder, as a process of its own forked from a server that has
+    imported StreamSQL once (:class:`tests.compat.forkserver.ForkServer`: ~1 s of imports a run
+    saved); returns the ``subprocess.CompletedProcess``."""
+    server = ForkServer()
+    try:
+        yield lambda folder: server.run(["run", "job.sql"], Path(folder), timeout=180)
+    finally:
+        server.close()
 
 
 def _copy(case: str, tmp_path) -> str:
@@ -71,11 +83,10 @@ def _assert_refused(folder: str, expected: dict, rc: int, stderr: str) -> None:
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_checkpoint_of_the_reference_version_resumes(case, tmp_path):
+def test_checkpoint_of_the_reference_version_resumes(case, tmp_path, streamsql_run):
     expected = _expected(case)
     folder = _copy(case, tmp_path)
-    run = subprocess.run([sys.executable, "-m", "streamsql", "run", "job.sql"], cwd=folder,
-                         capture_output=True, text=True, timeout=180)
+    run = streamsql_run(folder)
     if _recorded_layout(folder, expected["job"]) != fingerprint.STATE_LAYOUT:
         _assert_refused(folder, expected, run.returncode, run.stderr)
         return
@@ -116,7 +127,7 @@ def test_a_layout_change_is_refused_not_started_afresh(tmp_path, monkeypatch, ca
     _assert_refused(folder, expected, rc, capsys.readouterr().err)
 
 
-def test_a_job_that_backquoted_a_reserved_word_resumes_its_checkpoints(tmp_path):
+def test_a_job_that_backquoted_a_reserved_word_resumes_its_checkpoints(tmp_path, streamsql_run):
     """A job whose script backquoted a reserved word (``INSERT INTO `out```) before StreamSQL
     refused such words unquoted was hashed with the backquotes; today's fingerprint spells them
     unquoted (so that scripts quoted since resume, as the fixtures' do). Such a job keeps its name
@@ -152,8 +163,7 @@ def test_a_job_that_backquoted_a_reserved_word_resumes_its_checkpoints(tmp_path)
     os.rename(os.path.join(output, f"part-{expected['job']}-0.json"),
               os.path.join(output, f"part-{old_job}-0.json"))
 
-    run = subprocess.run([sys.executable, "-m", "streamsql", "run", "job.sql"], cwd=folder,
-                         capture_output=True, text=True, timeout=180)
+    run = streamsql_run(folder)
     assert run.returncode == 0, run.stderr
     assert f"resumed from checkpoint #{expected['checkpoint']}," in run.stderr, run.stderr
     assert sorted(os.listdir(checkpoints)) == [old_job], "a new job started next to the old one"
