@@ -74,6 +74,11 @@ NULLABLE_AS_ARGUMENTS = frozenset({"BITMAP_BUILD", "BITMAP_FROM_BYTES"})
 (NULL elements skipped, bad bytes fail the job) but whose result is NULL exactly when an argument
 is (Flink 2.3: ``TYPEOF(BITMAP_BUILD(ARRAY[1, 2]))`` is ``BITMAP NOT NULL``)."""
 
+FORCE_NULLABLE = frozenset({"SUBSTRING"})
+"""Built-ins of :data:`VERIFIED` typed nullable whatever their arguments (Flink's
+``ARG0_VARCHAR_FORCE_NULLABLE``: Flink 2.3's DESCRIBE of ``SUBSTRING(s, 2)`` over ``s STRING NOT NULL``
+is a nullable STRING, tests/e2e/describe_columns_flink.json ``c12``)."""
+
 NULL_IN_NULL_OUT = "NULL if any argument is NULL"
 """The registry's NULL behaviour whose nullability follows the arguments'."""
 
@@ -470,4 +475,4 @@ def _call_type(n: exp.Func, bind: Callable[[exp.Expression], exp.Expression]) ->
     if result.name == "STRING" and any(t.name == "STRING" and t.precision is not None for t in types):
         msg = _NOT_CERTAIN + f"{name} over a CHAR(n)/VARCHAR(n) argument may keep its length"
         raise FunctionError(msg, n)
-    return result.with_nullable(not all(not t.nullable for t in types))
+    return result.with_nullable(fn.names[0] in FORCE_NULLABLE or not all(not t.nullable for t in types))
