@@ -123,8 +123,11 @@ def expand_variance(items: list[exp.Expression], scope: Scope) -> list[exp.Expre
                                                       -- *_SAMP: / CASE WHEN n = 1 THEN NULL ELSE n - 1 END
 
     so over integers it is integer arithmetic (VAR_SAMP of -2, -1 is 1, not 0.5 cut to 0), unlike
-    a GROUP BY's variance (Welford's, :mod:`streamsql.functions.variance`). A DISTINCT argument is
-    left as written.
+    a GROUP BY's variance (Welford's, :mod:`streamsql.functions.variance`). With DISTINCT each of
+    those calls keeps it (``SUM(DISTINCT x*x) OVER w``, ``SUM(DISTINCT x) OVER w``, ``COUNT(DISTINCT
+    x) OVER w``), as Flink 2.3 answers: the squares are deduplicated apart from the values, so
+    ``STDDEV_POP(DISTINCT d) OVER w`` of 1.5, -2, 2 is sqrt((6.25 - 1.5 * 1.5 / 3) / 3) = 1.354, not
+    the distinct values' 1.780 (compat case ``var_distinct_over_pairs``).
     """
     from streamsql.core.errors import PlanError
     from streamsql.functions.variance import variance_type
@@ -132,10 +135,13 @@ def expand_variance(items: list[exp.Expression], scope: Scope) -> list[exp.Expre
     from streamsql.sql.dialect import Flink
 
     def expand(n: exp.Expression) -> exp.Expression:
-        if not isinstance(n, exp.Window) or type(n.this) not in _VARIANCE \
-                or isinstance(n.this.this, exp.Distinct):
+        if not isinstance(n, exp.Window) or type(n.this) not in _VARIANCE:
             return n
-        arg = sql_type_of(n.this.this, scope)
+        distinct = isinstance(n.this.this, exp.Distinct)
+        operand = n.this.this.expressions[0] if distinct else n.this.this
+        if distinct and len(n.this.this.expressions) != 1:
+            return n
+        arg = sql_type_of(operand, scope)
         try:
             t = variance_type(arg)
         except PlanError:  # not a number: the aggregate's own check says so, positioned
@@ -144,9 +150,11 @@ def expand_variance(items: list[exp.Expression], scope: Scope) -> list[exp.Expre
         to = exp.DataType.build(str(t).replace(" NOT NULL", ""), dialect=Flink)
 
         def x() -> exp.Expression:
-            return exp.Cast(this=n.this.this.copy(), to=to.copy())
+            return exp.Cast(this=operand.copy(), to=to.copy())
 
         def over(agg: exp.Expression) -> exp.Expression:
+            if distinct:  # each call keeps the DISTINCT: SUM(DISTINCT x * x) dedups the squares
+                agg.set("this", exp.Distinct(expressions=[agg.this]))
             w = n.copy()
             w.set("this", agg)
             return w
