@@ -16,15 +16,16 @@ inside the task's Kafka transaction (:class:`~.transactions.KafkaTransactions`, 
 commit point, as an exactly-once sink does): rows into the partition of their key group's task
 (the runtime splits the batch), watermarks and end of input into every partition. Records
 written after a pre-commit are held until the commit (they belong to the next checkpoint).
-:class:`ExchangeReader` reads one partition ``read_committed`` and merges the watermarks of
-the upstream tasks (the minimum; an ended task no longer holds it back); it ends when every
-upstream task ended. A stop record is the last record of an upstream task that stopped after a
-final checkpoint (``STOP JOB ... WITH SAVEPOINT``): once every upstream task stopped or ended,
-the reader is :meth:`~ExchangeReader.drained` — it has read everything they committed. Its
-position — the next offset, each upstream task's last watermark and which ended — is in the
-downstream task's checkpoint. Once that checkpoint committed in the task's Kafka transaction,
-the records before the position are deleted (``DeleteRecords``): no restore of the task ever
-reads them again.
+:class:`ExchangeReader` reads one partition ``read_committed`` and merges the watermarks of the
+upstream tasks (the minimum; an ended task no longer holds it back), in the partition's order: a
+row behind a watermark is handed after it, as Flink's input channel does (so a row it made late
+is dropped as in one process); it ends when every upstream task ended. A stop record is the last
+record of an upstream task that stopped after a final checkpoint (``STOP JOB ... WITH
+SAVEPOINT``): once every upstream task stopped or ended, the reader is
+:meth:`~ExchangeReader.drained` — it has read everything they committed. Its position — the next
+offset, each upstream task's last watermark and which ended — is in the downstream task's
+checkpoint. Once that checkpoint committed in the task's Kafka transaction, the records before
+the position are deleted (``DeleteRecords``): no restore of the task ever reads them again.
 """
 
 from __future__ import annotations
@@ -303,6 +304,8 @@ class ExchangeReader(Source):
         self._barrier_offset = 0  # the offset in the last position() (one checkpoint in flight)
         self._purged = 0
         self.topic_id = ""  # the topic's id when opened (see :meth:`position`)
+        # records consumed but not read yet: a poll ends where the merged watermark moves
+        self._pending: list = []
 
     def open(self, position: dict | None) -> None:
         """Assign the partition at ``position`` (None: from its beginning).
@@ -311,6 +314,7 @@ class ExchangeReader(Source):
             ExecutionError: when the brokers cannot be reached.
         """
         position = position or {}
+        self._pending = []
         self.next_offset = int(position.get("offset", 0))
         self.marks = {int(u): int(ts) for u, ts in position.get("watermarks", {}).items()}
         self.ended = {int(u) for u in position.get("ended", [])}
@@ -334,18 +338,30 @@ class ExchangeReader(Source):
         self.consumer.assign([TopicPartition(self.topic, self.partition, start)])
 
     def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
-        """The rows of the records of one ``consume()``; watermarks and ends update the merge.
+        """The rows of the records of one ``consume()`` up to the next move of the merged watermark.
+
+        Watermarks and ends update the merge in the partition's order, as Flink's input channel
+        hands a record after the watermark it follows: a watermark or end record that moves the
+        merged watermark ends the poll, before it when rows were read (they precede it), right
+        after it otherwise (the caller forwards it before the rows behind it). The records behind
+        are kept for the next poll; the position counts only the records read. Before, the rows of
+        the 64 records of one ``consume()`` were handed together and the watermark afterwards, so a
+        row behind the watermark that made it late was aggregated (a parallel window aggregate
+        counted rows a single-process run drops as late).
 
         Raises:
             ExecutionError: for Kafka errors.
         """
-        try:
-            msgs = self.consumer.consume(num_messages=64, timeout=timeout_s)
-        except KafkaException as e:
-            raise execution_error(self.what, e, self.latch.bootstrap) from None
+        if self._pending:
+            msgs, self._pending = self._pending, []
+        else:
+            try:
+                msgs = self.consumer.consume(num_messages=64, timeout=timeout_s)
+            except KafkaException as e:
+                raise execution_error(self.what, e, self.latch.bootstrap) from None
         self.latch.check()
         batches = []
-        for m in msgs:
+        for i, m in enumerate(msgs):
             if m.error() is not None:
                 if m.error().code() == KafkaError._PARTITION_EOF:
                     continue
@@ -358,20 +374,28 @@ class ExchangeReader(Source):
                 why = (f"offset {m.offset()} came after offset {self.next_offset - 1}: the topic was "
                        "deleted and created again")
                 raise ExecutionError(self._gone(why))
-            self.next_offset = m.offset() + 1
             key = m.key()
             kind, task = key[:1], struct.unpack(">H", key[1:3])[0]
+            if kind in (WATERMARK, END) and batches:  # the rows read come first
+                self._pending = msgs[i:]
+                break
+            self.next_offset = m.offset() + 1
             if kind == STOP:
                 self.stopped[task] = m.value() or b""
                 continue
             self.stopped.pop(task, None)  # it runs again (resumed without the savepoint)
             if kind == DATA:
                 batches.append(decode_batch(m.value()))
-            elif kind == WATERMARK:
-                ts = struct.unpack(">q", m.value())[0]
-                self.marks[task] = max(ts, self.marks.get(task, ts))
-            elif kind == END:
-                self.ended.add(task)
+            elif kind in (WATERMARK, END):
+                before = self.watermark()
+                if kind == END:
+                    self.ended.add(task)
+                else:
+                    ts = struct.unpack(">q", m.value())[0]
+                    self.marks[task] = max(ts, self.marks.get(task, ts))
+                if self.watermark() != before:  # forwarded before the records behind it
+                    self._pending = msgs[i + 1:]
+                    break
         if not batches:
             return None
         if len(batches) == 1:
