@@ -8,6 +8,8 @@ key      value                             meaning
 ``d`` u  an Arrow IPC stream (one batch)    rows from upstream task ``u`` (``__kind``: row kinds)
 ``w`` u  8-byte big-endian int (ms)         upstream task ``u``'s watermark
 ``e`` u  empty                              upstream task ``u`` reached end of input
+``i`` u  empty                              upstream task ``u``'s source went idle (until its
+                                           next rows or watermark)
 ``s`` u  empty                              upstream task ``u`` stopped (a savepoint's drain)
 ======== ================================= ==================================================
 
@@ -55,7 +57,7 @@ from streamsql.core.elements import MAX_WATERMARK, Batch
 from streamsql.core.errors import ExecutionError
 from streamsql.core.faults import fault_point
 
-DATA, WATERMARK, END, STOP = b"d", b"w", b"e", b"s"
+DATA, WATERMARK, END, STOP, IDLE = b"d", b"w", b"e", b"s", b"i"
 KIND_COLUMN = "__kind"
 #: Rows per record are chosen so a record stays under this size (the broker's default limit is 1 MB).
 MAX_RECORD_BYTES = 512 * 1024
@@ -241,6 +243,11 @@ class ExchangeWriter:
         key, value = _key(WATERMARK, self.task), struct.pack(">q", timestamp)
         self._send([(p, key, value) for p in range(self.partitions)])
 
+    def idle(self) -> None:
+        """Broadcast that this task's source went idle to every partition."""
+        key = _key(IDLE, self.task)
+        self._send([(p, key, b"") for p in range(self.partitions)])
+
     def end(self) -> None:
         """Broadcast this task's end of input to every partition."""
         key = _key(END, self.task)
@@ -297,6 +304,7 @@ class ExchangeReader(Source):
         self.next_offset = 0
         self.marks: dict[int, int] = {}
         self.ended: set[int] = set()
+        self.idle: set[int] = set()  # upstream tasks whose source is idle: left out of the merge
         # upstream task -> the token of the stop it wrote last (in the position: a task restarted
         # inside a drain must know the stop records it read before its checkpoint, which deleted
         # them; a stale one, of another stop, counts for nothing: drained())
@@ -318,6 +326,7 @@ class ExchangeReader(Source):
         self.next_offset = int(position.get("offset", 0))
         self.marks = {int(u): int(ts) for u, ts in position.get("watermarks", {}).items()}
         self.ended = {int(u) for u in position.get("ended", [])}
+        self.idle = {int(u) for u in position.get("idle", [])}
         self.stopped = {int(u): token.encode("latin-1") for u, token in position.get("stopped", {}).items()}
         recorded = position.get("topic_id")
         self.topic_id = ensure_topic(self.props, self.topic, self.partitions, self.what,
@@ -376,7 +385,7 @@ class ExchangeReader(Source):
                 raise ExecutionError(self._gone(why))
             key = m.key()
             kind, task = key[:1], struct.unpack(">H", key[1:3])[0]
-            if kind in (WATERMARK, END) and batches:  # the rows read come first
+            if kind in (WATERMARK, END, IDLE) and batches:  # the rows read come first
                 self._pending = msgs[i:]
                 break
             self.next_offset = m.offset() + 1
@@ -385,12 +394,16 @@ class ExchangeReader(Source):
                 continue
             self.stopped.pop(task, None)  # it runs again (resumed without the savepoint)
             if kind == DATA:
+                self.idle.discard(task)  # active again (its rows may be late: as in Flink)
                 batches.append(decode_batch(m.value()))
-            elif kind in (WATERMARK, END):
+            elif kind in (WATERMARK, END, IDLE):
                 before = self.watermark()
                 if kind == END:
                     self.ended.add(task)
+                elif kind == IDLE:
+                    self.idle.add(task)
                 else:
+                    self.idle.discard(task)
                     ts = struct.unpack(">q", m.value())[0]
                     self.marks[task] = max(ts, self.marks.get(task, ts))
                 if self.watermark() != before:  # forwarded before the records behind it
@@ -413,18 +426,24 @@ class ExchangeReader(Source):
                 "or from a savepoint")
 
     def watermark(self) -> int | None:
-        """The minimum watermark over the upstream tasks that have not ended (None: one sent none yet)."""
+        """The minimum watermark over the upstream tasks that have neither ended nor gone idle.
+
+        None when one of them sent none yet, or every task that has not ended is idle (no
+        progress, as Flink's valve with every channel idle).
+        """
         live = [u for u in range(self.upstream) if u not in self.ended]
         if not live:
             return MAX_WATERMARK
-        if any(u not in self.marks for u in live):
+        active = [u for u in live if u not in self.idle]
+        if not active or any(u not in self.marks for u in active):
             return None
-        return min(self.marks[u] for u in live)
+        return min(self.marks[u] for u in active)
 
     def position(self) -> dict:
         """Its checkpoint position: the next offset, watermarks, ended and stopped tasks, the topic's id.
 
-        ``{"offset": n, "watermarks": {task: ms}, "ended": [task, ...], "topic_id": id, "stopped":
+        ``{"offset": n, "watermarks": {task: ms}, "ended": [task, ...], "idle": [task, ...] (a
+        checkpoint before session 34 has none: no task idle), "topic_id": id, "stopped":
         {task: token}}``.
 
         The topic's id lets a restore tell a topic deleted and made again under the same name.
@@ -433,7 +452,7 @@ class ExchangeReader(Source):
         """
         self._barrier_offset = self.next_offset
         return {"offset": self.next_offset, "watermarks": {str(u): t for u, t in self.marks.items()},
-                "ended": sorted(self.ended), "topic_id": self.topic_id,
+                "ended": sorted(self.ended), "idle": sorted(self.idle), "topic_id": self.topic_id,
                 "stopped": {str(u): token.decode("latin-1") for u, token in self.stopped.items()}}
 
     def committed(self, checkpoint_id: int) -> None:

@@ -11,7 +11,7 @@ from typing import Protocol
 from streamsql.core.elements import MAX_WATERMARK, Barrier, Batch, Element, EndOfInput, Watermark
 from streamsql.core.faults import fault_point
 from streamsql.runtime.alignment import BarrierAligner, WatermarkMerger
-from streamsql.runtime.operators.base import Operator, SplitStatus
+from streamsql.runtime.operators.base import IdleStatus, Operator, SplitStatus
 
 
 class CheckpointListener(Protocol):
@@ -79,6 +79,8 @@ class Task:
         elif isinstance(element, SplitStatus) and self.num_inputs == 1:
             # A status describes one source: it stops where inputs merge.
             self.emit(self.operator.process_split_status(element))
+        elif isinstance(element, IdleStatus) and self.num_inputs == 1:
+            self.emit(self.operator.process_idle_status(element))
 
     def tick(self) -> None:
         """Let the operator act on processing time (see :meth:`Operator.on_tick`).

@@ -43,6 +43,18 @@ class SplitStatus:
     finished: frozenset[int] = frozenset()
 
 
+@dataclass(frozen=True)
+class IdleStatus:
+    """Every split of the source upstream is idle (Flink's ``WatermarkStatus.IDLE``), as data.
+
+    Sent by the watermark assigner once when all its splits went idle
+    (``'scan.watermark.idle-timeout'``); the next rows make the source active again. Like
+    :class:`SplitStatus` it describes one source and stops where inputs merge. A parallel job's
+    exchange tells the downstream tasks, whose merged watermark then leaves this task out (as
+    Flink's ``StatusWatermarkValve`` leaves out an idle channel) until it sends rows or a watermark.
+    """
+
+
 @dataclass
 class OperatorContext:
     """What an operator gets at open.
@@ -113,6 +125,10 @@ class Operator:
 
     def process_split_status(self, status: SplitStatus) -> list[Element]:
         """The source's splits changed; default: forward the status."""
+        return [status]
+
+    def process_idle_status(self, status: IdleStatus) -> list[Element]:
+        """The source upstream went idle; default: forward the status."""
         return [status]
 
     def on_tick(self) -> list[Element]:
