@@ -428,14 +428,17 @@ class ExchangeReader(Source):
     def watermark(self) -> int | None:
         """The minimum watermark over the upstream tasks that have neither ended nor gone idle.
 
-        None when one of them sent none yet, or every task that has not ended is idle (no
-        progress, as Flink's valve with every channel idle).
+        None when one of them sent none yet. Once every task that has not ended is idle, the
+        largest of their watermarks (None: none sent one), as Flink's valve flushes it when its
+        last active channel goes idle.
         """
         live = [u for u in range(self.upstream) if u not in self.ended]
         if not live:
             return MAX_WATERMARK
         active = [u for u in live if u not in self.idle]
-        if not active or any(u not in self.marks for u in active):
+        if not active:
+            return max((self.marks[u] for u in live if u in self.marks), default=None)
+        if any(u not in self.marks for u in active):
             return None
         return min(self.marks[u] for u in active)
 

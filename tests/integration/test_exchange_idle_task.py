@@ -1,4 +1,4 @@
-"""A parallel job whose source task has only idle partitions does not hold its windows back.
+"""A source whose partitions are all idle holds no window back: behind an exchange, or a union.
 
 With ``'scan.watermark.idle-timeout'``, a source task whose every partition went idle tells the
 downstream tasks through the exchange (an idle record), and their merged watermark leaves it out
@@ -51,6 +51,43 @@ def test_windows_fire_past_an_idle_source_task(kafka_bootstrap, kafka_topic_fact
         COUNT(*), SUM(v) FROM src WHERE ts < TIMESTAMP '2026-01-01 00:00:30' GROUP BY ALL""", src=rows))
     deadline = time.monotonic() + 60
     while (got := Counter((r["k"], r["ws"][:19].replace("T", " "), r["n"], r["s"]) for r in
+                          (orjson.loads(v) for _, v in read_committed(kafka_bootstrap, out)))) != want:
+        assert time.monotonic() < deadline and not job.done, (sorted(want - got), job.error)
+        time.sleep(0.5)
+    job.cancel()
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_windows_fire_past_an_idle_table_of_a_union(kafka_bootstrap, kafka_topic_factory, tmp_path,
+                                                    parallelism):
+    """A UNION ALL of a table with rows and an empty one ('table.exec.source.idle-timeout'): the
+    union's watermark leaves the idle input out (Flink's valve). Before, the idle status stopped
+    at the union and no window fired, in one process as in a parallel job."""
+    a, b, out = (kafka_topic_factory("xidle_a"), kafka_topic_factory("xidle_b"),
+                 kafka_topic_factory("xidle_out"))
+    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    for i in range(40):
+        producer.produce(a, orjson.dumps({"id": i, "ts": f"2026-01-01 00:00:{i:02d}.000"}))
+    producer.flush(30)
+    env = StreamEnvironment({"parallelism.default": str(parallelism),
+                             "pipeline.name": f"xidle-{uuid.uuid4().hex[:8]}",
+                             "execution.checkpointing.interval": "200 ms",
+                             "table.exec.source.idle-timeout": "500 ms",
+                             "execution.checkpointing.dir": str(tmp_path / "chk"),
+                             "state.dir": str(tmp_path / "state")})
+    for name, topic in (("a", a), ("b", b)):
+        env.execute_sql(f"""CREATE TABLE {name} (id INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH (
+            'connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{kafka_bootstrap}',
+            'format' = 'json', 'scan.startup.mode' = 'earliest-offset')""")
+    env.execute_sql(f"""CREATE TABLE out_t (ws TIMESTAMP(3), n BIGINT) WITH ('connector' = 'kafka',
+        'topic' = '{out}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
+        'sink.delivery-guarantee' = 'exactly-once')""")
+    env.execute_sql("CREATE TEMPORARY VIEW ab AS SELECT * FROM a UNION ALL SELECT * FROM b")
+    job = env.execute_sql("""INSERT INTO out_t SELECT window_start, COUNT(*) FROM TABLE(
+        TUMBLE(TABLE ab, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end""").job
+    want = Counter((f"2026-01-01 00:00:{s:02d}", 10) for s in (0, 10, 20))  # the watermark is at 39 s
+    deadline = time.monotonic() + 60
+    while (got := Counter((r["ws"][:19].replace("T", " "), r["n"]) for r in
                           (orjson.loads(v) for _, v in read_committed(kafka_bootstrap, out)))) != want:
         assert time.monotonic() < deadline and not job.done, (sorted(want - got), job.error)
         time.sleep(0.5)

@@ -48,10 +48,12 @@ class IdleStatus:
     """Every split of the source upstream is idle (Flink's ``WatermarkStatus.IDLE``), as data.
 
     Sent by the watermark assigner once when all its splits went idle
-    (``'scan.watermark.idle-timeout'``); the next rows make the source active again. Like
-    :class:`SplitStatus` it describes one source and stops where inputs merge. A parallel job's
-    exchange tells the downstream tasks, whose merged watermark then leaves this task out (as
-    Flink's ``StatusWatermarkValve`` leaves out an idle channel) until it sends rows or a watermark.
+    (``'scan.watermark.idle-timeout'``); the next rows make the source active again. Single-input
+    operators forward it; where inputs merge (:class:`~streamsql.runtime.alignment.WatermarkMerger`)
+    the idle input is left out of the watermark (as Flink's ``StatusWatermarkValve`` leaves out an
+    idle channel) and the status goes on once every input is idle. A parallel job's exchange tells
+    the downstream tasks, whose merged watermark leaves this task out until it sends rows or a
+    watermark.
     """
 
 
