@@ -424,7 +424,8 @@ class Sum(AggregateFunction):
     def _add(self, a, b):
         """``a + b`` in the sum's arithmetic: FLOAT's for a SUM of FLOAT (:attr:`float32`)."""
         if self.float32:
-            return float(np.float32(a) + np.float32(b))
+            with np.errstate(invalid="ignore", over="ignore"):  # inf + -inf is NaN, past the max inf: Java's
+                return float(np.float32(a) + np.float32(b))
         return _EXACT.add(a, b) if isinstance(a, Decimal) else a + b
 
     def merge(self, a, b):
