@@ -889,7 +889,8 @@ _VARIANCE = ("Flink 2.3's Welford accumulator over the values as DOUBLE, row by 
              "Flink merges the parts' distinct values in hash order, here in arrival order: the last "
              "digits may differ). OVER a window, as Flink 2.3 expands it: windowed SUM(x*x), SUM(x) and "
              "COUNT(x) of the argument cast to the result type (integer arithmetic over integers), each "
-             "DISTINCT with DISTINCT (the squares deduplicated apart: -2 and 2 square to one 4).")
+             "DISTINCT with DISTINCT (the squares deduplicated apart: -2 and 2 square to one 4); "
+             "refused OVER a window ordered by a non-time column, where Flink 2.3's job fails.")
 _FIRST_LAST = ("In GROUP BY, TUMBLE windows and OVER; refused in HOP, CUMULATE and SESSION windows as Flink "
                "refuses them (no merge of a window's parts).")
 _ROWWISE = ("Values in arrival order; a retraction removes the value's first occurrence. In GROUP BY, "
