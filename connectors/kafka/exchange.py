@@ -8,6 +8,8 @@ key      value                             meaning
 ``d`` u  an Arrow IPC stream (one batch)    rows from upstream task ``u`` (``__kind``: row kinds)
 ``w`` u  8-byte big-endian int (ms)         upstream task ``u``'s watermark
 ``e`` u  empty                              upstream task ``u`` reached end of input
+``i`` u  empty                              upstream task ``u``'s source went idle (until its
+                                           next rows or watermark)
 ``s`` u  empty                              upstream task ``u`` stopped (a savepoint's drain)
 ======== ================================= ==================================================
 
@@ -16,15 +18,16 @@ inside the task's Kafka transaction (:class:`~.transactions.KafkaTransactions`, 
 commit point, as an exactly-once sink does): rows into the partition of their key group's task
 (the runtime splits the batch), watermarks and end of input into every partition. Records
 written after a pre-commit are held until the commit (they belong to the next checkpoint).
-:class:`ExchangeReader` reads one partition ``read_committed`` and merges the watermarks of
-the upstream tasks (the minimum; an ended task no longer holds it back); it ends when every
-upstream task ended. A stop record is the last record of an upstream task that stopped after a
-final checkpoint (``STOP JOB ... WITH SAVEPOINT``): once every upstream task stopped or ended,
-the reader is :meth:`~ExchangeReader.drained` — it has read everything they committed. Its
-position — the next offset, each upstream task's last watermark and which ended — is in the
-downstream task's checkpoint. Once that checkpoint committed in the task's Kafka transaction,
-the records before the position are deleted (``DeleteRecords``): no restore of the task ever
-reads them again.
+:class:`ExchangeReader` reads one partition ``read_committed`` and merges the watermarks of the
+upstream tasks (the minimum; an ended task no longer holds it back), in the partition's order: a
+row behind a watermark is handed after it, as Flink's input channel does (so a row it made late
+is dropped as in one process); it ends when every upstream task ended. A stop record is the last
+record of an upstream task that stopped after a final checkpoint (``STOP JOB ... WITH
+SAVEPOINT``): once every upstream task stopped or ended, the reader is
+:meth:`~ExchangeReader.drained` — it has read everything they committed. Its position — the next
+offset, each upstream task's last watermark and which ended — is in the downstream task's
+checkpoint. Once that checkpoint committed in the task's Kafka transaction, the records before
+the position are deleted (``DeleteRecords``): no restore of the task ever reads them again.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ from streamsql.core.elements import MAX_WATERMARK, Batch
 from streamsql.core.errors import ExecutionError
 from streamsql.core.faults import fault_point
 
-DATA, WATERMARK, END, STOP = b"d", b"w", b"e", b"s"
+DATA, WATERMARK, END, STOP, IDLE = b"d", b"w", b"e", b"s", b"i"
 KIND_COLUMN = "__kind"
 #: Rows per record are chosen so a record stays under this size (the broker's default limit is 1 MB).
 MAX_RECORD_BYTES = 512 * 1024
@@ -240,6 +243,11 @@ class ExchangeWriter:
         key, value = _key(WATERMARK, self.task), struct.pack(">q", timestamp)
         self._send([(p, key, value) for p in range(self.partitions)])
 
+    def idle(self) -> None:
+        """Broadcast that this task's source went idle to every partition."""
+        key = _key(IDLE, self.task)
+        self._send([(p, key, b"") for p in range(self.partitions)])
+
     def end(self) -> None:
         """Broadcast this task's end of input to every partition."""
         key = _key(END, self.task)
@@ -296,6 +304,7 @@ class ExchangeReader(Source):
         self.next_offset = 0
         self.marks: dict[int, int] = {}
         self.ended: set[int] = set()
+        self.idle: set[int] = set()  # upstream tasks whose source is idle: left out of the merge
         # upstream task -> the token of the stop it wrote last (in the position: a task restarted
         # inside a drain must know the stop records it read before its checkpoint, which deleted
         # them; a stale one, of another stop, counts for nothing: drained())
@@ -303,6 +312,8 @@ class ExchangeReader(Source):
         self._barrier_offset = 0  # the offset in the last position() (one checkpoint in flight)
         self._purged = 0
         self.topic_id = ""  # the topic's id when opened (see :meth:`position`)
+        # records consumed but not read yet: a poll ends where the merged watermark moves
+        self._pending: list = []
 
     def open(self, position: dict | None) -> None:
         """Assign the partition at ``position`` (None: from its beginning).
@@ -311,9 +322,11 @@ class ExchangeReader(Source):
             ExecutionError: when the brokers cannot be reached.
         """
         position = position or {}
+        self._pending = []
         self.next_offset = int(position.get("offset", 0))
         self.marks = {int(u): int(ts) for u, ts in position.get("watermarks", {}).items()}
         self.ended = {int(u) for u in position.get("ended", [])}
+        self.idle = {int(u) for u in position.get("idle", [])}
         self.stopped = {int(u): token.encode("latin-1") for u, token in position.get("stopped", {}).items()}
         recorded = position.get("topic_id")
         self.topic_id = ensure_topic(self.props, self.topic, self.partitions, self.what,
@@ -334,18 +347,30 @@ class ExchangeReader(Source):
         self.consumer.assign([TopicPartition(self.topic, self.partition, start)])
 
     def poll(self, max_rows: int, timeout_s: float) -> Batch | None:
-        """The rows of the records of one ``consume()``; watermarks and ends update the merge.
+        """The rows of the records of one ``consume()`` up to the next move of the merged watermark.
+
+        Watermarks and ends update the merge in the partition's order, as Flink's input channel
+        hands a record after the watermark it follows: a watermark or end record that moves the
+        merged watermark ends the poll, before it when rows were read (they precede it), right
+        after it otherwise (the caller forwards it before the rows behind it). The records behind
+        are kept for the next poll; the position counts only the records read. Before, the rows of
+        the 64 records of one ``consume()`` were handed together and the watermark afterwards, so a
+        row behind the watermark that made it late was aggregated (a parallel window aggregate
+        counted rows a single-process run drops as late).
 
         Raises:
             ExecutionError: for Kafka errors.
         """
-        try:
-            msgs = self.consumer.consume(num_messages=64, timeout=timeout_s)
-        except KafkaException as e:
-            raise execution_error(self.what, e, self.latch.bootstrap) from None
+        if self._pending:
+            msgs, self._pending = self._pending, []
+        else:
+            try:
+                msgs = self.consumer.consume(num_messages=64, timeout=timeout_s)
+            except KafkaException as e:
+                raise execution_error(self.what, e, self.latch.bootstrap) from None
         self.latch.check()
         batches = []
-        for m in msgs:
+        for i, m in enumerate(msgs):
             if m.error() is not None:
                 if m.error().code() == KafkaError._PARTITION_EOF:
                     continue
@@ -358,20 +383,32 @@ class ExchangeReader(Source):
                 why = (f"offset {m.offset()} came after offset {self.next_offset - 1}: the topic was "
                        "deleted and created again")
                 raise ExecutionError(self._gone(why))
-            self.next_offset = m.offset() + 1
             key = m.key()
             kind, task = key[:1], struct.unpack(">H", key[1:3])[0]
+            if kind in (WATERMARK, END, IDLE) and batches:  # the rows read come first
+                self._pending = msgs[i:]
+                break
+            self.next_offset = m.offset() + 1
             if kind == STOP:
                 self.stopped[task] = m.value() or b""
                 continue
             self.stopped.pop(task, None)  # it runs again (resumed without the savepoint)
             if kind == DATA:
+                self.idle.discard(task)  # active again (its rows may be late: as in Flink)
                 batches.append(decode_batch(m.value()))
-            elif kind == WATERMARK:
-                ts = struct.unpack(">q", m.value())[0]
-                self.marks[task] = max(ts, self.marks.get(task, ts))
-            elif kind == END:
-                self.ended.add(task)
+            elif kind in (WATERMARK, END, IDLE):
+                before = self.watermark()
+                if kind == END:
+                    self.ended.add(task)
+                elif kind == IDLE:
+                    self.idle.add(task)
+                else:
+                    self.idle.discard(task)
+                    ts = struct.unpack(">q", m.value())[0]
+                    self.marks[task] = max(ts, self.marks.get(task, ts))
+                if self.watermark() != before:  # forwarded before the records behind it
+                    self._pending = msgs[i + 1:]
+                    break
         if not batches:
             return None
         if len(batches) == 1:
@@ -389,18 +426,27 @@ class ExchangeReader(Source):
                 "or from a savepoint")
 
     def watermark(self) -> int | None:
-        """The minimum watermark over the upstream tasks that have not ended (None: one sent none yet)."""
+        """The minimum watermark over the upstream tasks that have neither ended nor gone idle.
+
+        None when one of them sent none yet. Once every task that has not ended is idle, the
+        largest of their watermarks (None: none sent one), as Flink's valve flushes it when its
+        last active channel goes idle.
+        """
         live = [u for u in range(self.upstream) if u not in self.ended]
         if not live:
             return MAX_WATERMARK
-        if any(u not in self.marks for u in live):
+        active = [u for u in live if u not in self.idle]
+        if not active:
+            return max((self.marks[u] for u in live if u in self.marks), default=None)
+        if any(u not in self.marks for u in active):
             return None
-        return min(self.marks[u] for u in live)
+        return min(self.marks[u] for u in active)
 
     def position(self) -> dict:
         """Its checkpoint position: the next offset, watermarks, ended and stopped tasks, the topic's id.
 
-        ``{"offset": n, "watermarks": {task: ms}, "ended": [task, ...], "topic_id": id, "stopped":
+        ``{"offset": n, "watermarks": {task: ms}, "ended": [task, ...], "idle": [task, ...] (a
+        checkpoint before session 34 has none: no task idle), "topic_id": id, "stopped":
         {task: token}}``.
 
         The topic's id lets a restore tell a topic deleted and made again under the same name.
@@ -409,7 +455,7 @@ class ExchangeReader(Source):
         """
         self._barrier_offset = self.next_offset
         return {"offset": self.next_offset, "watermarks": {str(u): t for u, t in self.marks.items()},
-                "ended": sorted(self.ended), "topic_id": self.topic_id,
+                "ended": sorted(self.ended), "idle": sorted(self.idle), "topic_id": self.topic_id,
                 "stopped": {str(u): token.decode("latin-1") for u, token in self.stopped.items()}}
 
     def committed(self, checkpoint_id: int) -> None:

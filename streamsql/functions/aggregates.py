@@ -424,7 +424,8 @@ class Sum(AggregateFunction):
     def _add(self, a, b):
         """``a + b`` in the sum's arithmetic: FLOAT's for a SUM of FLOAT (:attr:`float32`)."""
         if self.float32:
-            return float(np.float32(a) + np.float32(b))
+            with np.errstate(invalid="ignore", over="ignore"):  # inf + -inf is NaN, past the max inf: Java's
+                return float(np.float32(a) + np.float32(b))
         return _EXACT.add(a, b) if isinstance(a, Decimal) else a + b
 
     def merge(self, a, b):
@@ -886,7 +887,10 @@ _VARIANCE = ("Flink 2.3's Welford accumulator over the values as DOUBLE, row by 
              "accumulators: the last digits may differ. With DISTINCT, Flink's distinct view: a value "
              "is accumulated at its first arrival and retracted when its last copy leaves (in a window "
              "Flink merges the parts' distinct values in hash order, here in arrival order: the last "
-             "digits may differ).")
+             "digits may differ). OVER a window, as Flink 2.3 expands it: windowed SUM(x*x), SUM(x) and "
+             "COUNT(x) of the argument cast to the result type (integer arithmetic over integers), each "
+             "DISTINCT with DISTINCT (the squares deduplicated apart: -2 and 2 square to one 4); "
+             "refused OVER a window ordered by a non-time column, where Flink 2.3's job fails.")
 _FIRST_LAST = ("In GROUP BY, TUMBLE windows and OVER; refused in HOP, CUMULATE and SESSION windows as Flink "
                "refuses them (no merge of a window's parts).")
 _ROWWISE = ("Values in arrival order; a retraction removes the value's first occurrence. In GROUP BY, "

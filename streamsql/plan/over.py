@@ -40,6 +40,7 @@ from typing import ClassVar
 import pyarrow as pa
 from sqlglot import exp
 
+from streamsql.core.errors import SqlError
 from streamsql.core.names import apart
 from streamsql.functions.aggregates import AggSpec, output_field
 from streamsql.plan.display_names import name_aggregate
@@ -112,7 +113,25 @@ _VARIANCE = {exp.VariancePop: (True, False), exp.Variance: (False, False), exp.S
              exp.StddevSamp: (False, True), exp.Stddev: (False, True)}
 
 
-def expand_variance(items: list[exp.Expression], scope: Scope) -> list[exp.Expression]:
+def _time_ordered(planner, w: exp.Window, named: dict, node: PlanNode, scope: Scope) -> bool:
+    """Whether ``w`` (or the named window it refers to) is ordered by one time attribute.
+
+    A rowtime or a ``PROCTIME()`` column; False for a window the checks after refuse (they say
+    why, positioned).
+    """
+    try:
+        order = _definition(planner, w, named).args.get("order")
+        if order is None or len(order.expressions) != 1 or not isinstance(
+                order.expressions[0].this, exp.Column):
+            return False
+        resolved = scope.resolve(order.expressions[0].this)
+    except SqlError:
+        return False
+    return (resolved.internal in time_attributes(node) and resolved.type.is_time) or is_proctime(
+        node, resolved.internal)
+
+
+def expand_variance(items: list[exp.Expression], scope: Scope, distinct: bool = True) -> list[exp.Expression]:
     """``items`` with each VAR_POP/VAR_SAMP/STDDEV_POP/STDDEV_SAMP ``OVER w`` written as Flink runs it.
 
     Flink 2.3's SQL-to-rel conversion (Calcite's ``AvgVarianceConvertlet``) expands a windowed
@@ -123,8 +142,14 @@ def expand_variance(items: list[exp.Expression], scope: Scope) -> list[exp.Expre
                                                       -- *_SAMP: / CASE WHEN n = 1 THEN NULL ELSE n - 1 END
 
     so over integers it is integer arithmetic (VAR_SAMP of -2, -1 is 1, not 0.5 cut to 0), unlike
-    a GROUP BY's variance (Welford's, :mod:`streamsql.functions.variance`). A DISTINCT argument is
-    left as written.
+    a GROUP BY's variance (Welford's, :mod:`streamsql.functions.variance`). With DISTINCT each of
+    those calls keeps it (``SUM(DISTINCT x*x) OVER w``, ``SUM(DISTINCT x) OVER w``, ``COUNT(DISTINCT
+    x) OVER w``), as Flink 2.3 answers: the squares are deduplicated apart from the values, so
+    ``STDDEV_POP(DISTINCT d) OVER w`` of 1.5, -2, 2 is sqrt((6.25 - 1.5 * 1.5 / 3) / 3) = 1.354, not
+    the distinct values' 1.780 (compat case ``var_distinct_over_pairs``). ``distinct`` False (a
+    window ordered by a column that is no time attribute, where Flink 2.3's job fails on the
+    DISTINCT calls): a DISTINCT argument is left as written, for :func:`_check_nontime_call` to
+    refuse.
     """
     from streamsql.core.errors import PlanError
     from streamsql.functions.variance import variance_type
@@ -132,10 +157,13 @@ def expand_variance(items: list[exp.Expression], scope: Scope) -> list[exp.Expre
     from streamsql.sql.dialect import Flink
 
     def expand(n: exp.Expression) -> exp.Expression:
-        if not isinstance(n, exp.Window) or type(n.this) not in _VARIANCE \
-                or isinstance(n.this.this, exp.Distinct):
+        if not isinstance(n, exp.Window) or type(n.this) not in _VARIANCE:
             return n
-        arg = sql_type_of(n.this.this, scope)
+        is_distinct = isinstance(n.this.this, exp.Distinct)
+        operand = n.this.this.expressions[0] if is_distinct else n.this.this
+        if is_distinct and (not distinct or len(n.this.this.expressions) != 1):
+            return n
+        arg = sql_type_of(operand, scope)
         try:
             t = variance_type(arg)
         except PlanError:  # not a number: the aggregate's own check says so, positioned
@@ -144,9 +172,11 @@ def expand_variance(items: list[exp.Expression], scope: Scope) -> list[exp.Expre
         to = exp.DataType.build(str(t).replace(" NOT NULL", ""), dialect=Flink)
 
         def x() -> exp.Expression:
-            return exp.Cast(this=n.this.this.copy(), to=to.copy())
+            return exp.Cast(this=operand.copy(), to=to.copy())
 
         def over(agg: exp.Expression) -> exp.Expression:
+            if is_distinct:  # each call keeps the DISTINCT: SUM(DISTINCT x * x) dedups the squares
+                agg.set("this", exp.Distinct(expressions=[agg.this]))
             w = n.copy()
             w.set("this", agg)
             return w
@@ -184,7 +214,8 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     windows = over_calls(items)
     if not windows:
         return None
-    items = expand_variance(items, scope)
+    named = {w.this.name.lower(): w for w in sel.args.get("windows") or []}
+    items = expand_variance(items, scope, distinct=_time_ordered(planner, windows[0], named, node, scope))
     windows = over_calls(items)
     for w in windows:
         if isinstance(w.this, RANKINGS) and w.args.get("spec") is not None:  # Calcite's validator
@@ -213,7 +244,6 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
         if plain:
             planner._fail(plain[0], f"Aggregate function {plain[0].sql()} needs an OVER clause here "
                                     "(without GROUP BY, every aggregate of an OVER query is one)")
-    named = {w.this.name.lower(): w for w in sel.args.get("windows") or []}
     defs = [_definition(planner, w, named) for w in windows]
     first = defs[0]
     for w, d in zip(windows, defs):
@@ -384,6 +414,10 @@ def _check_nontime_call(planner, call: exp.Expression, kind: str) -> None:
         planner._fail(call, f"{call.sql()} over a ROWS frame ordered by a column that is no time attribute "
                             f"fails Flink 2.3's job ({_ROWS_FAILURES[what]}); use RANGE (the default "
                             "frame), where Flink computes it")
+    if type(call) in _VARIANCE and isinstance(call.this, exp.Distinct):  # compat var_distinct_over_nontime
+        planner._fail(call, f"{call.sql()} in an OVER window ordered by a column that is no time attribute "
+                            "fails Flink 2.3's job (Unmaterialized BinaryRawValueData cannot be compared.); "
+                            "without DISTINCT Flink computes it")
     if isinstance(call, exp.Lag):
         planner._fail(call, f"{call.sql()} in an OVER window ordered by a column that is no time attribute "
                             "fails Flink 2.3's job (Unmaterialized BinaryRawValueData cannot be compared.); "

@@ -54,26 +54,52 @@ class BarrierAligner:
 class WatermarkMerger:
     """The combined watermark of several inputs.
 
-    The minimum over inputs (finished inputs count as +inf). Monotone: never returns a smaller
-    value than before.
+    The minimum over inputs (finished inputs count as +inf), leaving out the idle ones (an
+    :class:`~streamsql.runtime.operators.base.IdleStatus` came on them, and no row or watermark
+    since), as Flink's ``StatusWatermarkValve`` leaves out an idle channel; once every input that
+    has not finished is idle, the largest of their watermarks (the valve flushes it when its last
+    active channel goes idle). Monotone: never returns a smaller value than before.
     """
 
     def __init__(self, num_inputs: int):
         self.values: list[int | None] = [None] * num_inputs
         self.current: int | None = None
+        self.idle: set[int] = set()
 
     def update(self, input_index: int, timestamp: int) -> int | None:
-        """Input ``input_index`` reached ``timestamp`` (ms).
+        """Input ``input_index`` reached ``timestamp`` (ms); it is active again.
 
         Returns:
             the new combined watermark if it advanced, else None.
         """
+        self.idle.discard(input_index)
         old = self.values[input_index]
         if old is None or timestamp > old:
             self.values[input_index] = timestamp
-        if any(v is None for v in self.values):
-            return None
-        low = min(self.values)  # type: ignore[type-var]
+        return self._combined()
+
+    def set_idle(self, input_index: int) -> int | None:
+        """Input ``input_index`` went idle: the new combined watermark if it advanced, else None."""
+        if self.values[input_index] != MAX_WATERMARK:
+            self.idle.add(input_index)
+        return self._combined()
+
+    def all_idle(self) -> bool:
+        """Every input that has not finished is idle (the task is idle itself)."""
+        return bool(self.idle) and all(i in self.idle or v == MAX_WATERMARK
+                                       for i, v in enumerate(self.values))
+
+    def _combined(self) -> int | None:
+        if all(v == MAX_WATERMARK for v in self.values):
+            low = MAX_WATERMARK
+        else:
+            counted = [v for i, v in enumerate(self.values) if i not in self.idle and v != MAX_WATERMARK]
+            if not counted:  # every input idle: the largest of theirs, as Flink's valve flushes it
+                seen = [v for v in self.values if v is not None and v != MAX_WATERMARK]
+                counted = [max(seen, default=None)]
+            if any(v is None for v in counted):
+                return None
+            low = min(counted)  # type: ignore[type-var]
         if self.current is None or low > self.current:
             self.current = low
             return low
@@ -81,4 +107,5 @@ class WatermarkMerger:
 
     def end(self, input_index: int) -> int | None:
         """Input ``input_index`` finished (its watermark becomes +inf)."""
+        self.idle.discard(input_index)
         return self.update(input_index, MAX_WATERMARK)

@@ -16,7 +16,7 @@ import numpy as np
 
 from streamsql.connectors.kafka.exchange import ExchangeWriter
 from streamsql.core.elements import Batch, Element, Watermark
-from streamsql.runtime.operators.base import Operator
+from streamsql.runtime.operators.base import IdleStatus, Operator
 from streamsql.state.layout import KG_ASSIGNMENT, encode_keys, key_groups, task_of_key_groups
 
 
@@ -68,6 +68,11 @@ class ExchangeSinkOperator(Operator):
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """Broadcast the task's watermark."""
         self.writer.watermark(watermark.timestamp)
+        return []
+
+    def process_idle_status(self, status: IdleStatus) -> list[Element]:
+        """Broadcast that the task's source went idle (the downstream tasks leave it out)."""
+        self.writer.idle()
         return []
 
     def snapshot_state(self, checkpoint_id: int) -> None:

@@ -11,7 +11,7 @@ from typing import Protocol
 from streamsql.core.elements import MAX_WATERMARK, Barrier, Batch, Element, EndOfInput, Watermark
 from streamsql.core.faults import fault_point
 from streamsql.runtime.alignment import BarrierAligner, WatermarkMerger
-from streamsql.runtime.operators.base import Operator, SplitStatus
+from streamsql.runtime.operators.base import IdleStatus, Operator, SplitStatus
 
 
 class CheckpointListener(Protocol):
@@ -63,6 +63,7 @@ class Task:
             return
         if isinstance(element, Batch):
             self.rows_in += element.num_rows
+            self.watermarks.idle.discard(input_index)  # rows: the input is active again
             self.emit(self.operator.process_batch(element, input_index))
         elif isinstance(element, Watermark):
             combined = self.watermarks.update(input_index, element.timestamp)
@@ -79,6 +80,13 @@ class Task:
         elif isinstance(element, SplitStatus) and self.num_inputs == 1:
             # A status describes one source: it stops where inputs merge.
             self.emit(self.operator.process_split_status(element))
+        elif isinstance(element, IdleStatus):
+            # the merge leaves an idle input out; the task is idle once all of them are
+            combined = self.watermarks.set_idle(input_index)
+            if combined is not None:
+                self.emit(self.operator.process_watermark(Watermark(combined)))
+            if self.watermarks.all_idle():
+                self.emit(self.operator.process_idle_status(element))
 
     def tick(self) -> None:
         """Let the operator act on processing time (see :meth:`Operator.on_tick`).

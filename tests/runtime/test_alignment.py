@@ -77,6 +77,25 @@ def test_merger_waits_for_every_input_then_takes_the_minimum():
     assert m.update(0, 200) == 150
 
 
+def test_merger_leaves_an_idle_input_out_until_it_is_active_again():
+    """As Flink's StatusWatermarkValve: an idle input does not hold the others back; when every
+    input is idle the largest watermark is flushed; a watermark makes an input active again."""
+    m = WatermarkMerger(3)
+    assert m.update(0, 100) is None
+    assert m.set_idle(1) is None  # input 2 sent nothing yet
+    assert m.update(2, 150) == 100
+    assert m.update(0, 300) == 150
+    assert m.set_idle(2) == 300 and not m.all_idle()
+    assert m.set_idle(0) is None and m.all_idle()  # all idle: the largest, 300, is out already
+    assert m.update(1, 200) is None and not m.all_idle()  # active again, behind: no step back
+    assert m.update(1, 400) == 400
+    m = WatermarkMerger(2)
+    m.update(0, 10)
+    assert m.set_idle(1) == 10  # a source that never had rows: idle from the start
+    assert m.end(0) is None  # the other finished: the idle one alone gives no +inf
+    assert m.end(1) == MAX_WATERMARK
+
+
 def test_merger_is_monotone_per_input_and_overall():
     m = WatermarkMerger(2)
     m.update(0, 100)

@@ -43,6 +43,20 @@ class SplitStatus:
     finished: frozenset[int] = frozenset()
 
 
+@dataclass(frozen=True)
+class IdleStatus:
+    """Every split of the source upstream is idle (Flink's ``WatermarkStatus.IDLE``), as data.
+
+    Sent by the watermark assigner once when all its splits went idle
+    (``'scan.watermark.idle-timeout'``); the next rows make the source active again. Single-input
+    operators forward it; where inputs merge (:class:`~streamsql.runtime.alignment.WatermarkMerger`)
+    the idle input is left out of the watermark (as Flink's ``StatusWatermarkValve`` leaves out an
+    idle channel) and the status goes on once every input is idle. A parallel job's exchange tells
+    the downstream tasks, whose merged watermark leaves this task out until it sends rows or a
+    watermark.
+    """
+
+
 @dataclass
 class OperatorContext:
     """What an operator gets at open.
@@ -113,6 +127,10 @@ class Operator:
 
     def process_split_status(self, status: SplitStatus) -> list[Element]:
         """The source's splits changed; default: forward the status."""
+        return [status]
+
+    def process_idle_status(self, status: IdleStatus) -> list[Element]:
+        """The source upstream went idle; default: forward the status."""
         return [status]
 
     def on_tick(self) -> list[Element]:

@@ -75,7 +75,7 @@ import pyarrow.compute as pc
 
 from streamsql.core.elements import MAX_WATERMARK, Batch, Element, Watermark
 from streamsql.runtime.evaluator import BatchQuery
-from streamsql.runtime.operators.base import Operator, OperatorContext, SplitStatus
+from streamsql.runtime.operators.base import IdleStatus, Operator, OperatorContext, SplitStatus
 from streamsql.runtime.operators.rowtime_nulls import fail_on_null
 from streamsql.state.layout import SPLIT_KEY_PREFIX
 
@@ -109,6 +109,7 @@ class WatermarkAssignerOperator(Operator):
         self.every_emit = every_emit  # cut rising rowtimes too: a CURRENT_WATERMARK downstream sees each
         self.idle_timeout_ms = idle_timeout_ms
         self.wants_ticks = idle_timeout_ms > 0
+        self.idle_sent = False  # an IdleStatus went out since the last rows
         self.clock = clock or _monotonic_ms
         self.declared: tuple[str, ...] = ()  # the source's splits (none declared: learnt from batches)
         self.finished: frozenset[int] = frozenset()
@@ -280,8 +281,14 @@ class WatermarkAssignerOperator(Operator):
         return None if low == NO_DATA else low
 
     def _advance(self) -> list[Element]:
+        out: list[Element] = []
         wm = self.combined()
         if wm is not None and (self.current is None or wm > self.current):
             self.current = wm
-            return [Watermark(wm)]
-        return []
+            out.append(Watermark(wm))
+        idle = (self.idle_timeout_ms > 0 and len(self.names) > len(self.finished)
+                and not self.live_splits().any())
+        if idle and not self.idle_sent:  # every split idle: the source is (IdleStatus), once
+            out.append(IdleStatus())
+        self.idle_sent = idle
+        return out

@@ -1,0 +1,3 @@
+CREATE TABLE ev (id INT, k STRING, d DOUBLE, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (id INT, a DOUBLE, b DOUBLE, c DOUBLE, e DOUBLE) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT id, VAR_POP(DISTINCT d) OVER w, STDDEV_SAMP(DISTINCT d) OVER w, VAR_POP(d) OVER w, VAR_SAMP(DISTINCT CAST(d AS FLOAT)) OVER w FROM ev WINDOW w AS (ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW);

@@ -1,0 +1,5 @@
+CREATE TABLE ev (id INT, k STRING, v INT, d DOUBLE, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (k STRING, window_start TIMESTAMP(3), window_end TIMESTAMP(3), n BIGINT, s INT) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))
+WHERE window_start >= TIMESTAMP '2024-01-01 00:00:15' OR v > 2 GROUP BY k, window_start, window_end;

@@ -1,0 +1,5 @@
+CREATE TABLE ev (id INT, k STRING, v INT, d DOUBLE, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (window_start TIMESTAMP(3), window_end TIMESTAMP(3), wt TIMESTAMP(3), n BIGINT, s INT) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT window_start, window_end, window_time, COUNT(*), SUM(v) FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))
+WHERE window_time > ts + INTERVAL '3' SECOND GROUP BY window_start, window_end, window_time;
