@@ -375,8 +375,18 @@ def console() -> None:
     sys.exit(rc)
 
 
+#: The options of Flink's SQL client that ``streamsql`` takes without a command, as ``shell``'s:
+#: ``sql-client.sh -f s.sql`` (no mode: Flink's default, embedded) is ``streamsql -f s.sql``.
+_FLINK_CLIENT_OPTIONS = ("-f", "--file", "-i", "--init")
+
+
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
-    """The parsed command line (``shell [-i INIT] -f FILE`` is ``run FILE`` after INIT); bad usage exits 2."""
+    """The parsed command line (``sys.argv[1:]`` when ``argv`` is None); bad usage exits 2.
+
+    ``shell [-i INIT] -f FILE`` is ``run FILE`` after INIT, and a command line that starts with one
+    of Flink's SQL client options (:data:`_FLINK_CLIENT_OPTIONS`) is ``shell``'s: ``streamsql -f
+    FILE`` runs FILE, ``streamsql -i INIT`` prompts after INIT, as ``sql-client.sh`` does.
+    """
     from streamsql import __version__
 
     parser = argparse.ArgumentParser(prog="streamsql", description="Streaming SQL over Kafka, exactly-once.")
@@ -402,6 +412,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     shell.add_argument("--set", action="append", metavar="KEY=VALUE", help="a configuration setting")
     shell.add_argument("-f", "--file", help="run this script and exit instead of prompting (Flink's SQL "
                                             "client -f; the same as 'streamsql run FILE')")
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in _FLINK_CLIENT_OPTIONS:  # `sql-client.sh -f s.sql`: Flink's client needs no mode
+        argv = ["shell", *argv]
     args = parser.parse_args(argv)
     if args.command == "shell" and args.file:
         args.command, args.verbose = "run", False

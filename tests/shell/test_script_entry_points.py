@@ -168,10 +168,13 @@ SET;
     assert "not-reached" not in seen + out
 
 
-def test_shell_runs_its_init_file_before_the_script_of_f(tmp_path):
+@pytest.mark.parametrize("command", [["shell"], []], ids=["shell", "no command"])
+def test_shell_runs_its_init_file_before_the_script_of_f(command, tmp_path):
     """A newcomer's report (session 33): ``streamsql shell -i init.sql -f s.sql`` ignored the init
     file (its tables were unknown to the script); Flink's SQL client runs ``-i`` first, then ``-f``.
-    An init file that fails ends the command before the script runs (exit 1)."""
+    An init file that fails ends the command before the script runs (exit 1). Without the command
+    (session 34's newcomer typed Flink's ``sql-client.sh -f s.sql`` as ``streamsql -f s.sql``, and
+    argparse answered ``invalid choice: 's.sql'``) the options are the shell's."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
            "STREAMSQL_HISTORY": str(tmp_path / "history")}
     (tmp_path / "init.sql").write_text(
@@ -181,7 +184,7 @@ def test_shell_runs_its_init_file_before_the_script_of_f(tmp_path):
     (tmp_path / "s.sql").write_text("SHOW TABLES;\nSELECT SUM(id) AS s FROM g;\n")
 
     def shell(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "streamsql", "shell", *args], cwd=tmp_path, env=env,
+        return subprocess.run([sys.executable, "-m", "streamsql", *command, *args], cwd=tmp_path, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
 
     proc = shell("-i", "init.sql", "-f", "s.sql")
