@@ -14,15 +14,14 @@ compares StreamSQL's with. Regenerate::
 
 from __future__ import annotations
 
-import json
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "functions" / "bitmap_flink.json"
 sys.path.insert(0, str(ROOT / "scripts"))
 from flink_compat import Capture, _error_text  # noqa: E402  (the JVM's stdout; Flink's own message)
+from flink_session import record_scripts  # noqa: E402
 
 from tests.functions.bitmap_oracle import TSRC_ROWS, collected_text  # noqa: E402  (flink_compat's path)
 
@@ -251,23 +250,8 @@ def _error(e: Exception) -> str:
 
 
 def main(argv: list[str]) -> None:
-    """Run the named scripts (default: all) and write their answers."""
-    capture = Capture()
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
-    def factory():
-        tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-        tenv.get_config().set("table.local-time-zone", "UTC")
-        tenv.get_config().set("parallelism.default", "1")
-        return tenv
-
-    names = argv or list(SCRIPTS)
-    old = json.loads(OUT.read_text()) if OUT.exists() else {}
-    for name in names:
-        old[name] = _run(factory, SCRIPTS[name], Path(tempfile.mkdtemp(prefix=f"flink_bitmap_{name}_")),
-                         capture)
-        OUT.write_text(json.dumps(old, indent=1) + "\n")
-        print(name, "done", file=capture.out, flush=True)
+    """Run the named scripts (default: all) and write their answers to :data:`OUT`."""
+    record_scripts(OUT, SCRIPTS, argv, _run, Capture(), label="flink_bitmap")
 
 
 if __name__ == "__main__":

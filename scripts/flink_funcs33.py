@@ -17,9 +17,7 @@ Writes ``tests/functions/funcs33_flink.json``, which ``tests/functions/test_func
 
 from __future__ import annotations
 
-import json
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +25,7 @@ OUT = ROOT / "tests" / "functions" / "funcs33_flink.json"
 sys.path.insert(0, str(ROOT / "scripts"))
 from flink_bitmap import T, _error, _run  # noqa: E402  (the same runner and source)
 from flink_compat import Capture  # noqa: E402  (the JVM's stdout)
+from flink_session import record_scripts  # noqa: E402
 
 VARIANCE = ("VAR_POP", "VAR_SAMP", "STDDEV_POP", "STDDEV_SAMP")
 
@@ -134,21 +133,7 @@ def _script(factory, statements: list[str], folder: Path, capture: Capture) -> l
 
 def main(argv: list[str]) -> None:
     """Run the named scripts (default: all) and write their answers to :data:`OUT`."""
-    capture = Capture()
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
-    def factory():
-        tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-        tenv.get_config().set("table.local-time-zone", "UTC")
-        tenv.get_config().set("parallelism.default", "1")
-        return tenv
-
-    old = json.loads(OUT.read_text()) if OUT.exists() else {}
-    for name in argv or list(SCRIPTS):
-        folder = Path(tempfile.mkdtemp(prefix=f"flink_funcs33_{name}_"))
-        old[name] = _script(factory, SCRIPTS[name], folder, capture)
-        OUT.write_text(json.dumps(old, indent=1) + "\n")
-        print(name, "done", file=capture.out, flush=True)
+    record_scripts(OUT, SCRIPTS, argv, _script, Capture(), label="flink_funcs33")
 
 
 if __name__ == "__main__":

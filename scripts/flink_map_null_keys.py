@@ -18,9 +18,7 @@ files written under ``${DIR}/NAME``). Writes ``tests/functions/map_null_keys_fli
 
 from __future__ import annotations
 
-import json
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +26,7 @@ OUT = ROOT / "tests" / "functions" / "map_null_keys_flink.json"
 sys.path.insert(0, str(ROOT / "scripts"))
 from flink_compat import Capture  # noqa: E402  (the JVM's stdout)
 from flink_funcs33 import _script  # noqa: E402  (the same runner, PRINT included)
+from flink_session import record_scripts  # noqa: E402
 
 LIT = "MAP[CAST(NULL AS STRING), 1, 'a', 2]"
 ARRAYS = "MAP_FROM_ARRAYS(ARRAY[CAST(NULL AS STRING), 'b'], ARRAY[1, 2])"
@@ -96,22 +95,8 @@ SCRIPTS = {
 
 def main(argv: list[str]) -> None:
     """Run the named scripts (default: all) and write their answers to :data:`OUT`."""
-    capture = Capture()
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
-    def factory():
-        tenv = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-        tenv.get_config().set("table.local-time-zone", "UTC")
-        tenv.get_config().set("parallelism.default", "1")
-        return tenv
-
-    old = json.loads(OUT.read_text()) if OUT.exists() else {}
-    for name in argv or list(SCRIPTS):
-        folder = Path(tempfile.mkdtemp(prefix=f"flink_map_null_keys_{name}_"))
-        (folder / "jsrc.json").write_text("\n".join(JSRC_ROWS) + "\n")
-        old[name] = _script(factory, SCRIPTS[name], folder, capture)
-        OUT.write_text(json.dumps(old, indent=1) + "\n")
-        print(name, "done", file=capture.out, flush=True)
+    record_scripts(OUT, SCRIPTS, argv, _script, Capture(), label="flink_map_null_keys",
+                   prepare=lambda folder: (folder / "jsrc.json").write_text("\n".join(JSRC_ROWS) + "\n"))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ the script run is ``sys.path[0]``), and this module imports nothing of the engin
 - :func:`drive_workers`: a fuzz driver's loop: worker processes in turn until every case is in
   the journal (or the budget is spent), a stalled one killed, a case that kills them skipped;
   :func:`add_driver_arguments`: that loop's command-line options;
+- :func:`record_scripts`: the main loop of the script recorders (``flink_bitmap.py``, ...): each
+  named script run in a new session at zone UTC, its answers merged into a JSON file;
 - :func:`run_client`: a Kafka client snippet run in this project's venv (the Flink venv has no
   confluent-kafka); :func:`produce_json`: a new topic with JSON records (and headers) written.
 """
@@ -109,6 +111,28 @@ def run_step(t, statement: str, with_rows: Callable[[str], bool], drained: tuple
         return {"statement": statement, "flink": "ok"}
     except Exception as e:  # noqa: BLE001  (PyFlink raises its own wrappers and Py4JJavaError)
         return {"statement": statement, "flink": "error", "flink_error": error_text(e)}
+
+
+def record_scripts(out: Path, scripts: dict[str, list[str]], names: list[str], run: Callable, capture, *,
+                   label: str, prepare: Callable[[Path], None] | None = None) -> None:
+    """Run the scripts ``names`` (default: all of ``scripts``) and merge their answers into ``out``.
+
+    The loop of the script recorders (``flink_bitmap.py``, ``flink_funcs33.py``,
+    ``flink_map_null_keys.py``). Script ``name`` runs as ``run(factory, scripts[name], folder,
+    capture)``: ``factory()`` a new session (:func:`table_env`, zone UTC), ``folder`` a new
+    temporary folder (prefix ``{label}_{name}_``, given to ``prepare(folder)`` first if set),
+    ``capture`` the JVM's stdout (``flink_compat.Capture``, made before the JVM starts). Its answers
+    (JSON) replace ``name``'s in ``out``, which keeps the other scripts' and is rewritten after each
+    script (``indent=1``); a line ``{name} done`` goes to ``capture.out``.
+    """
+    old = json.loads(out.read_text()) if out.exists() else {}
+    for name in names or list(scripts):
+        folder = Path(tempfile.mkdtemp(prefix=f"{label}_{name}_"))
+        if prepare is not None:
+            prepare(folder)
+        old[name] = run(lambda: table_env(utc=True), scripts[name], folder, capture)
+        out.write_text(json.dumps(old, indent=1) + "\n")
+        print(name, "done", file=capture.out, flush=True)
 
 
 def run_client(snippet: str, *args: str) -> str:

@@ -9,7 +9,7 @@ rewrites it, keeping the reasons written). The record is replayed batched
 (a failing job split in four), those whose job failed a job each, the refused ones planned
 :attr:`Campaign.group` at a time. The default suite replays a sample (:meth:`Campaign.sample`): the
 known differences and a case of each function the campaign calls; the others are marked ``slow``
-(``-m "slow or not slow"``: all).
+(``-m "slow or not slow"``: all). A campaign's test module binds :meth:`Campaign.module_body`.
 """
 
 from __future__ import annotations
@@ -110,3 +110,32 @@ class Campaign:
         if out_of_memory(case):
             pytest.skip(f"no answer of Flink's: {case['error'][:120]}")
         check(case, ours[_key(case)], self.known)
+
+    def module_body(self, module: str) -> tuple:
+        """A campaign test module's body, for ``module`` (its ``__name__``) to bind at its top level:
+        ``ours, test_the_campaign_is_generator_version_<V>s, test_case = CAMPAIGN.module_body(__name__)``
+        (pytest names each test by the name bound to it).
+
+        Returns ``(ours, test_generated, test_case)``: the module-scoped fixture of StreamSQL's outcomes
+        (:meth:`ours`), the test of :meth:`check_generated`, and ``test_case`` parametrized by
+        :meth:`params` (:meth:`check_case`).
+        """
+
+        @pytest.fixture(scope="module")
+        def ours(request, tmp_path_factory) -> dict[str, tuple]:
+            """StreamSQL's outcome of every selected case of the campaign."""
+            return self.ours(request, tmp_path_factory, module)
+
+        (seed, _, _, version), = self.doc["seeds"]
+
+        def test_generated():
+            self.check_generated()
+
+        test_generated.__doc__ = (f"The recorded expressions are what version {version} of the generator "
+                                  f"draws for seed {seed}, in its order.")
+
+        @pytest.mark.parametrize("case", self.params())
+        def test_case(ours, case):
+            self.check_case(ours, case)
+
+        return ours, test_generated, test_case

@@ -11,8 +11,6 @@ differences not fixed, each with its reason.
 
 from __future__ import annotations
 
-import pytest
-
 from tests.functions.difffuzz_campaign import Campaign
 
 CAMPAIGN = Campaign(32)
@@ -20,18 +18,4 @@ CAMPAIGN = Campaign(32)
 differences and a case of each function called: some 116 cases); all 2,100 under ``-m "slow or not slow"``
 (about 3 minutes)."""
 
-
-@pytest.fixture(scope="module")
-def ours(request, tmp_path_factory) -> dict[str, tuple]:
-    """StreamSQL's outcome of every selected case of the campaign."""
-    return CAMPAIGN.ours(request, tmp_path_factory, __name__)
-
-
-def test_the_campaign_is_generator_version_4s():
-    """The recorded expressions are what version 4 of the generator draws for seed 3201, in its order."""
-    CAMPAIGN.check_generated()
-
-
-@pytest.mark.parametrize("case", CAMPAIGN.params())
-def test_case(ours, case):
-    CAMPAIGN.check_case(ours, case)
+ours, test_the_campaign_is_generator_version_4s, test_case = CAMPAIGN.module_body(__name__)

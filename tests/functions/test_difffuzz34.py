@@ -10,8 +10,6 @@ docs/fuzzing.md, session 34). Replayed as :class:`tests.functions.difffuzz_campa
 
 from __future__ import annotations
 
-import pytest
-
 from tests.functions.difffuzz_campaign import Campaign
 
 CAMPAIGN = Campaign(34)
@@ -19,18 +17,4 @@ CAMPAIGN = Campaign(34)
 differences and a case of each function called: some 112 cases); all 1,050 under ``-m "slow or not slow"``
 (about 100 s)."""
 
-
-@pytest.fixture(scope="module")
-def ours(request, tmp_path_factory) -> dict[str, tuple]:
-    """StreamSQL's outcome of every selected case of the campaign."""
-    return CAMPAIGN.ours(request, tmp_path_factory, __name__)
-
-
-def test_the_campaign_is_generator_version_5s():
-    """The recorded expressions are what version 5 of the generator draws for seed 3401, in its order."""
-    CAMPAIGN.check_generated()
-
-
-@pytest.mark.parametrize("case", CAMPAIGN.params())
-def test_case(ours, case):
-    CAMPAIGN.check_case(ours, case)
+ours, test_the_campaign_is_generator_version_5s, test_case = CAMPAIGN.module_body(__name__)
