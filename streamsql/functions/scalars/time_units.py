@@ -46,6 +46,18 @@ and ISOYEAR's is YEAR's 12 months, which Flink's code uses as it finds them):
 
 from __future__ import annotations
 
+
+def epoch_millis(value: str) -> str:
+    """DuckDB SQL of a timestamp's epoch milliseconds (BIGINT) as Flink holds them: floored.
+
+    As Flink's ``TimestampData.getMillisecond()`` (the sub-millisecond digits are apart, in
+    ``getNanoOfMillisecond()``): 2024-12-31 23:59:59.9996 is ...999 ms, still 2024. DuckDB's
+    ``epoch_ms`` rounds to the nearest millisecond instead (2025-01-01 00:00:00.000), so the
+    timestamp is cut to its millisecond first. ``value``: DuckDB SQL of a timestamp (a wall clock).
+    """
+    return f"epoch_ms(date_trunc('millisecond', CAST({value} AS TIMESTAMP)))"
+
+
 #: Units of the year that EXTRACT reads from a DATE (DuckDB SQL over ``{0}``, a DATE).
 YEAR_PARTS = {
     "DECADE": "(year({0}) // 10)",
@@ -77,7 +89,7 @@ def extract_timestamp(unit: str, value: str, day: str) -> str:
 
     ``value`` is the timestamp (DuckDB SQL, a wall clock) and ``day`` the DATE Flink sees in it.
     """
-    millis = f"epoch_ms(CAST({value} AS TIMESTAMP))"
+    millis = epoch_millis(value)
     if unit in SUB_SECOND:
         return f"(({millis} % 1000) * {SUB_SECOND[unit]})"
     if unit == "EPOCH":
