@@ -17,8 +17,7 @@ strategies and ``ToChangelogFunction`` / ``FromChangelogFunction``; answers reco
   operation names; the default maps each name to itself; a code in two keys is refused (Flink's
   job fails to build: ``Duplicate key c (attempted merging values INSERT and DELETE)``).
   Keys split as Java's ``String.split(",")``: trailing empty names dropped (:func:`_split_key`).
-  A code that is NULL or not mapped fails
-  the job (:mod:`streamsql.runtime.operators.changelog_ptf`).
+  A code that is NULL or not mapped fails the job (:mod:`streamsql.runtime.operators.changelog_ptf`).
 
 Both have row semantics (no state): a ``PARTITION BY`` on the table argument is refused, as
 Flink 2.3's validator does. Parameters in Flink's order: ``input, op, op_mapping, on_time, uid``
