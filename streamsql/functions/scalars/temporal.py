@@ -76,7 +76,8 @@ def _part(c: Call, unit: str) -> exp.Expression:
             raise c.fail(refused)
         value = time_type.on_epoch_day("{0}")
         if unit in time_units.EXTRA_EXTRACT:
-            return template(time_units.extract_timestamp(unit, value, flink_day(value)), c.args[0])
+            return template(time_units.extract_timestamp(unit, value, flink_day(value), sub_millis=False),
+                            c.args[0])
         return template(_millis_part(value, unit), c.args[0])
     if unit in time_units.EXTRA_EXTRACT:
         if t is not None and t.name == "DATE" and unit in ("MICROSECOND", "NANOSECOND"):
