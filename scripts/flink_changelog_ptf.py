@@ -38,9 +38,27 @@ TABLES = {
             "rows": [{"id": 1, "op": "INSERT", "v": 10}, {"id": 2, "op": "insert", "v": 5}]},
     "nullop": {"columns": "id INT, op STRING, v BIGINT",
                "rows": [{"id": 1, "op": "INSERT", "v": 10}, {"id": 2, "op": None, "v": 5}]},
+    # a changelog out of order: updates before inserts, duplicates, deletes of absent rows and keys
+    "odd": {"columns": "id INT, op STRING, v BIGINT",
+            "rows": [{"id": 1, "op": "UPDATE_AFTER", "v": 11}, {"id": 1, "op": "UPDATE_BEFORE", "v": 10},
+                     {"id": 1, "op": "INSERT", "v": 10}, {"id": 2, "op": "INSERT", "v": 5},
+                     {"id": 2, "op": "INSERT", "v": 5}, {"id": 9, "op": "DELETE", "v": 9},
+                     {"id": 2, "op": "DELETE", "v": 5}, {"id": 3, "op": "UPDATE_BEFORE", "v": 7},
+                     {"id": 2, "op": "DELETE", "v": 5}, {"id": 2, "op": "DELETE", "v": 5},
+                     {"id": 1, "op": "DELETE", "v": 99}, {"id": 4, "op": "INSERT", "v": None},
+                     {"id": 4, "op": "UPDATE_BEFORE", "v": None}, {"id": 4, "op": "UPDATE_AFTER", "v": 3},
+                     {"id": 2, "op": "INSERT", "v": 6}]},
+    "codes": {"columns": "code STRING, id INT",
+              "rows": [{"code": "c", "id": 1}, {"code": "", "id": 2}, {"code": "d", "id": 1},
+                       {"code": "b", "id": 3}]},
+    "spaced": {"columns": "id INT, op STRING, v BIGINT",
+               "rows": [{"id": 1, "op": "INSERT", "v": 10}, {"id": 2, "op": "INSERT ", "v": 5}]},
 }
 VIEWS = ["CREATE VIEW agg AS SELECT k, SUM(v) AS s, COUNT(*) AS c FROM ev GROUP BY k",
-         "CREATE VIEW aggop AS SELECT op, COUNT(*) AS c FROM ops GROUP BY op"]
+         "CREATE VIEW aggop AS SELECT op, COUNT(*) AS c FROM ops GROUP BY op",
+         "CREATE VIEW oddfrom AS SELECT * FROM FROM_CHANGELOG(input => TABLE odd)",
+         "CREATE VIEW oddagg AS SELECT id, SUM(v) AS s, COUNT(*) AS c FROM FROM_CHANGELOG(input => TABLE "
+         "odd) GROUP BY id"]
 
 SCENARIOS = {
     # TO_CHANGELOG
@@ -128,6 +146,38 @@ SCENARIOS = {
     "from_err_descriptor_two": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op => DESCRIPTOR(op, v))",
     "from_err_mapping_not_literal": "SELECT * FROM FROM_CHANGELOG(input => TABLE ops, op_mapping => "
                                     "MAP[LOWER('I'), 'INSERT'])",
+    # out-of-order changelogs and mapping edges (break34b)
+    "from_odd_rows": "SELECT * FROM FROM_CHANGELOG(input => TABLE odd)",
+    "from_odd_group_by": "SELECT id, SUM(v) AS s, COUNT(*) AS c, COUNT(v) AS cv FROM FROM_CHANGELOG(input "
+                         "=> TABLE odd) GROUP BY id",
+    "from_odd_max": "SELECT id, MAX(v) AS m, MIN(v) AS mn FROM FROM_CHANGELOG(input => TABLE odd) GROUP "
+                    "BY id",
+    "from_odd_global": "SELECT COUNT(*) AS n, SUM(v) AS s, MAX(v) AS m, AVG(v) AS a FROM "
+                       "FROM_CHANGELOG(input => TABLE odd)",
+    "from_odd_distinct": "SELECT DISTINCT id FROM FROM_CHANGELOG(input => TABLE odd)",
+    "from_odd_count_distinct": "SELECT COUNT(DISTINCT id) AS n FROM FROM_CHANGELOG(input => TABLE odd)",
+    "from_odd_where": "SELECT v * 2 AS w, id FROM FROM_CHANGELOG(input => TABLE odd) WHERE id <> 9",
+    "from_odd_topn": "SELECT * FROM (SELECT id, v, ROW_NUMBER() OVER (PARTITION BY id ORDER BY v DESC) AS rn "
+                     "FROM FROM_CHANGELOG(input => TABLE odd)) WHERE rn = 1",
+    "to_odd_from": "SELECT * FROM TO_CHANGELOG(input => TABLE oddfrom)",
+    "to_odd_agg": "SELECT * FROM TO_CHANGELOG(input => TABLE oddagg)",
+    "to_odd_agg_count": "SELECT op, COUNT(*) AS n FROM TO_CHANGELOG(input => TABLE oddagg) GROUP BY op",
+    "from_map_same_key": "SELECT * FROM FROM_CHANGELOG(input => TABLE codes, op => DESCRIPTOR(code), "
+                         "op_mapping => MAP['c', 'INSERT', 'c', 'DELETE', '', 'UPDATE_BEFORE', 'd, b', "
+                         "'UPDATE_AFTER'])",
+    "from_map_code_twice": "SELECT * FROM FROM_CHANGELOG(input => TABLE codes, op => DESCRIPTOR(code), "
+                           "op_mapping => MAP['c, ', 'INSERT', 'c, d, b', 'DELETE'])",
+    "from_map_empty_parts": "SELECT * FROM FROM_CHANGELOG(input => TABLE codes, op => DESCRIPTOR(code), "
+                            "op_mapping => MAP['c,,d', 'INSERT', 'b', 'DELETE'])",
+    "from_map_before_only": "SELECT * FROM FROM_CHANGELOG(input => TABLE codes, op => DESCRIPTOR(code), "
+                            "op_mapping => MAP['c, , d', 'INSERT', 'b', 'UPDATE_BEFORE'])",
+    "from_map_lower_target": "SELECT * FROM FROM_CHANGELOG(input => TABLE codes, op => DESCRIPTOR(code), "
+                             "op_mapping => MAP['c, , d, b', 'insert'])",
+    "from_map_spaced_target": "SELECT * FROM FROM_CHANGELOG(input => TABLE codes, op => DESCRIPTOR(code), "
+                              "op_mapping => MAP['c, , d, b', ' INSERT '])",
+    "to_map_lower_kind": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op_mapping => MAP['insert', 'I'])",
+    "to_map_empty_part": "SELECT * FROM TO_CHANGELOG(input => TABLE agg, op_mapping => MAP['INSERT,', 'I'])",
+    "from_err_spaced_code": "SELECT * FROM FROM_CHANGELOG(input => TABLE spaced)",
 }
 
 

@@ -331,6 +331,19 @@ class SqlType:
         """True for TIMESTAMP and TIMESTAMP_LTZ (candidate time attributes)."""
         return self.name in ("TIMESTAMP", "TIMESTAMP_LTZ")
 
+    def watermark_refusal(self) -> str | None:
+        """Why this type cannot carry a WATERMARK (Flink 2.3's words), or None when it can.
+
+        As Flink's ``DefaultSchemaResolver``: a time attribute is a TIMESTAMP or TIMESTAMP_LTZ of
+        precision 0 to 3 (a bare ``TIMESTAMP`` is TIMESTAMP(6): refused); recorded by
+        ``scripts/flink_rowtime_precision.py``.
+        """
+        if self.is_time and (self.precision if self.precision is not None else 6) <= 3:
+            return None
+        return ("Invalid data type of time field for watermark definition. The field must be of type "
+                "TIMESTAMP(p) or TIMESTAMP_LTZ(p), the supported precision 'p' is from 0 to 3, but the "
+                f"time field type is {self.sql()}")
+
     @staticmethod
     def from_arrow(t: pa.DataType) -> SqlType:
         """Map an Arrow type (e.g. a DuckDB result column) back to a SQL type.

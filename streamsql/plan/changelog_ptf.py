@@ -14,8 +14,10 @@ strategies and ``ToChangelogFunction`` / ``FromChangelogFunction``; answers reco
   append-only table with a STRING op column (``op`` by default) as a changelog (retract mode
   +I/-U/+U/-D, no primary key): each row's op code gives its row kind, and the op column is
   dropped. ``op_mapping`` maps codes (several comma-separated in one key, trimmed) to change
-  operation names; the default maps each name to itself. A code that is NULL or not mapped fails
-  the job (:mod:`streamsql.runtime.operators.changelog_ptf`).
+  operation names; the default maps each name to itself; a code in two keys is refused (Flink's
+  job fails to build: ``Duplicate key c (attempted merging values INSERT and DELETE)``).
+  Keys split as Java's ``String.split(",")``: trailing empty names dropped (:func:`_split_key`).
+  A code that is NULL or not mapped fails the job (:mod:`streamsql.runtime.operators.changelog_ptf`).
 
 Both have row semantics (no state): a ``PARTITION BY`` on the table argument is refused, as
 Flink 2.3's validator does. Parameters in Flink's order: ``input, op, op_mapping, on_time, uid``
@@ -83,7 +85,8 @@ def plan_changelog_call(planner, call: syntax.ChangelogCall) -> PlanNode:
             PARTITION BY, a descriptor of more than one column, a mapping that
             is not a MAP literal or names unknown or repeated change operations, an op column
             clashing with an input column (TO) or missing / not a string (FROM), an updating input
-            (FROM), a mapping with UPDATE_AFTER but not UPDATE_BEFORE (FROM); ``on_time``.
+            (FROM), a mapping with UPDATE_AFTER but not UPDATE_BEFORE or a code in two keys
+            (FROM); ``on_time``.
     """
     name = call.function
     table = call.args.get("input")
@@ -181,8 +184,7 @@ def _to_codes(planner, at: exp.Expression, mapping: list[tuple[str, str]] | None
         return dict(enumerate(KIND_NAMES))
     out: dict[int, str] = {}
     for key, code in mapping:
-        for raw in key.split(","):
-            kind = raw.strip()
+        for kind in _split_key(key):
             if kind not in KIND_NAMES:
                 planner._fail(at, _UNKNOWN.format(kind))
             if KIND_NAMES.index(kind) in out:
@@ -204,11 +206,29 @@ def _from_kinds(planner, at: exp.Expression, mapping: list[tuple[str, str]] | No
         if kind in seen:
             planner._fail(at, _DUPLICATE.format(kind) + _DUPLICATE_HINT)
         seen.add(kind)
-        for code in codes.split(","):
-            out[code.strip()] = KIND_NAMES.index(kind)
+        for code in _split_key(codes):
+            if code in out:  # Flink's Collectors.toMap, when the job is built
+                planner._fail(at, f"Duplicate key {code} (attempted merging values "
+                                  f"{KIND_NAMES[out[code]]} and {kind})")
+            out[code] = KIND_NAMES.index(kind)
     if "UPDATE_AFTER" in seen and "UPDATE_BEFORE" not in seen:
         planner._fail(at, _UPSERT)
     return out
+
+
+def _split_key(key: str) -> list[str]:
+    """A mapping key's comma-separated names, each trimmed, as Flink's ``key.split(",")``.
+
+    Java's ``String.split`` drops trailing empty strings (``'INSERT,'`` names INSERT only, ``','``
+    nothing) but keeps inner and leading ones (``'c,,d'`` names ``''`` too) and a blank one
+    (``'c, '`` names ``''``, once trimmed).
+    """
+    parts = key.split(",")
+    while len(parts) > 1 and parts[-1] == "":
+        parts.pop()
+    if parts == [""] and key:  # only commas: Java gives no names at all
+        return []
+    return [p.strip() for p in parts]
 
 
 def _invocation(name: str, call: syntax.ChangelogCall) -> str:

@@ -514,9 +514,10 @@ class Planner:
             scope = _scope_of(node, table.name, ddl, f"table '{table.name}'")
         if table.watermark is not None:
             col = table.column(table.watermark.column)
-            if col is None or not (col.type and col.type.is_time):
-                msg = (f"Table '{table.name}': WATERMARK FOR '{table.watermark.column}' needs a "
-                       f"TIMESTAMP(3) or TIMESTAMP_LTZ(3) column")
+            refused = "needs a TIMESTAMP(3) or TIMESTAMP_LTZ(3) column" if col is None or col.type is None \
+                else col.type.watermark_refusal()
+            if refused is not None:
+                msg = f"Table '{table.name}': WATERMARK FOR '{table.watermark.column}': {refused}"
                 raise SqlError(msg, ddl, *position_of(table.watermark.expr))
             wsql = compile_expression(table.watermark.expr, scope)
             q = compile_query([("wm", wsql)], None, node.schema, ddl)

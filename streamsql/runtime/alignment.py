@@ -59,12 +59,17 @@ class WatermarkMerger:
     since), as Flink's ``StatusWatermarkValve`` leaves out an idle channel; once every input that
     has not finished is idle, the largest of their watermarks (the valve flushes it when its last
     active channel goes idle). Monotone: never returns a smaller value than before.
+
+    An input active again after being idle is left out too until its watermark catches up with
+    the combined one (the valve's *unaligned* channels): behind, it holds nobody back, and rows
+    on it behind the combined watermark are late, as in Flink.
     """
 
     def __init__(self, num_inputs: int):
         self.values: list[int | None] = [None] * num_inputs
         self.current: int | None = None
         self.idle: set[int] = set()
+        self.unaligned: set[int] = set()
 
     def update(self, input_index: int, timestamp: int) -> int | None:
         """Input ``input_index`` reached ``timestamp`` (ms); it is active again.
@@ -72,11 +77,25 @@ class WatermarkMerger:
         Returns:
             the new combined watermark if it advanced, else None.
         """
-        self.idle.discard(input_index)
+        self.activate(input_index)
         old = self.values[input_index]
         if old is None or timestamp > old:
             self.values[input_index] = timestamp
+        self._align(input_index)
         return self._combined()
+
+    def activate(self, input_index: int) -> None:
+        """Input ``input_index`` is active (rows or a watermark came): counted once aligned."""
+        if input_index in self.idle:
+            self.idle.discard(input_index)
+            self.unaligned.add(input_index)
+            self._align(input_index)
+
+    def _align(self, input_index: int) -> None:
+        """Count an unaligned input again once its watermark reached the combined one."""
+        value = self.values[input_index]
+        if self.current is None or (value is not None and value >= self.current):
+            self.unaligned.discard(input_index)
 
     def set_idle(self, input_index: int) -> int | None:
         """Input ``input_index`` went idle: the new combined watermark if it advanced, else None."""
@@ -93,7 +112,10 @@ class WatermarkMerger:
         if all(v == MAX_WATERMARK for v in self.values):
             low = MAX_WATERMARK
         else:
-            counted = [v for i, v in enumerate(self.values) if i not in self.idle and v != MAX_WATERMARK]
+            active = [i for i, v in enumerate(self.values) if i not in self.idle and v != MAX_WATERMARK]
+            counted = [self.values[i] for i in active if i not in self.unaligned]
+            if active and not counted:  # only inputs behind, catching up: nothing to emit
+                return None
             if not counted:  # every input idle: the largest of theirs, as Flink's valve flushes it
                 seen = [v for v in self.values if v is not None and v != MAX_WATERMARK]
                 counted = [max(seen, default=None)]

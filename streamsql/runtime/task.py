@@ -63,7 +63,7 @@ class Task:
             return
         if isinstance(element, Batch):
             self.rows_in += element.num_rows
-            self.watermarks.idle.discard(input_index)  # rows: the input is active again
+            self.watermarks.activate(input_index)  # rows: the input is active again
             self.emit(self.operator.process_batch(element, input_index))
         elif isinstance(element, Watermark):
             combined = self.watermarks.update(input_index, element.timestamp)

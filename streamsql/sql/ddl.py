@@ -450,9 +450,9 @@ def _watermark(
         raise error_at(items[1].this, msg, sql)
     wm = items[0]
     col = _resolve(wm.this, columns, "WATERMARK FOR", sql)
-    if col.type is not None and not col.type.is_time:
-        msg = f"Watermark column '{col.name}' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), not {col.type}"
-        raise error_at(wm.this, msg, sql)
+    refused = col.type.watermark_refusal() if col.type is not None else None  # computed: when planned
+    if refused is not None:
+        raise error_at(wm.this, refused, sql)
     return WatermarkDef(column=col.name, expr=wm.expression)
 
 

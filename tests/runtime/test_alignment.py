@@ -96,6 +96,26 @@ def test_merger_leaves_an_idle_input_out_until_it_is_active_again():
     assert m.end(1) == MAX_WATERMARK
 
 
+def test_merger_input_active_again_behind_holds_nobody_back_until_it_catches_up():
+    """As Flink's StatusWatermarkValve: a channel active again after idling is *unaligned* until
+    its watermark reaches the last one emitted; meanwhile the others' minimum goes on (its rows
+    behind that are late), and it counts again once it caught up."""
+    m = WatermarkMerger(2)
+    assert m.update(0, 100) is None
+    assert m.set_idle(1) == 100
+    assert m.update(0, 200) == 200
+    assert m.update(1, 50) is None  # active again, behind
+    assert m.update(0, 300) == 300  # input 1, unaligned, does not hold input 0 back
+    assert m.update(1, 250) is None  # still behind 300
+    assert m.update(1, 350) is None  # caught up: counted again, min(300, 350) is out already
+    assert m.update(0, 400) == 350  # now it holds input 0 back
+    m = WatermarkMerger(2)
+    m.update(0, 100)
+    m.set_idle(1)
+    m.activate(1)  # rows on the idle input (nothing emitted on it yet): active again, unaligned
+    assert m.update(0, 200) == 200
+
+
 def test_merger_is_monotone_per_input_and_overall():
     m = WatermarkMerger(2)
     m.update(0, 100)

@@ -46,6 +46,14 @@ PARTIAL = {
                                "which is produced by node ",
     "to_subquery_arg": 'Encountered "("',
     "to_of_from": 'Encountered "("',
+    # Flink fails building the job (its Collectors.toMap); its error text is the Java stack trace
+    "from_map_code_twice": "Duplicate key c (attempted merging values INSERT and DELETE)",
+}
+#: Where StreamSQL's changelog differs from Flink's but gives the same table.
+SAME_TABLES = {
+    # deleting one of two equal rank-1 rows: Flink's RetractableTopNFunction emits -D and +I of the
+    # same row, StreamSQL nothing (the other copy keeps rank 1)
+    "from_odd_topn",
 }
 #: What Flink 2.3 answers and StreamSQL refuses, with the reason (docs/queries.md).
 OURS_REFUSED = {
@@ -75,9 +83,24 @@ def test_changelog_is_flinks(tmp_path, name):
     with _env(tmp_path) as env:
         result = env.execute_sql(s["query"])
         got = [[kind.short, *row] for kind, row in result.collect(timeout=60)]
-    assert got == s["changelog"]
+    if name in SAME_TABLES:
+        assert fold([(KINDS[r[0]], tuple(r[1:])) for r in got]) == _final(s["changelog"])
+    else:
+        assert got == s["changelog"]
     assert result.columns == [n for n, _ in s["schema"]]
     assert [str(t) for t in result.column_types] == [_type(t) for _, t in s["schema"]]
+
+
+def _final(changelog: list[list]):
+    """The table ``changelog`` (``[kind, cell, ...]`` rows) leaves."""
+    return fold([(KINDS[r[0]], tuple(r[1:])) for r in changelog])
+
+
+#: Tables (and views over them) whose op codes make no well-formed changelog (updates before
+#: inserts, deletes of absent rows): what an aggregate makes of them depends on how the rows are
+#: cut into batches, as in Flink (its MiniBatchGroupAggFunction skips only a key's leading
+#: retractions in a bundle, its GroupAggFunction every retraction that finds no accumulator).
+OUT_OF_ORDER = ("TABLE odd", "TABLE codes")
 
 
 @pytest.mark.parametrize("name", sorted(n for n, s in SCENARIOS.items() if "flink_error" in s))
@@ -100,7 +123,8 @@ def test_refused_where_flink_answers(tmp_path, name):
         env.execute_sql(SCENARIOS[name]["query"])
 
 
-@pytest.mark.parametrize("name", [n for n in ANSWERED if n.startswith("from_") or n == "to_insert_only"])
+@pytest.mark.parametrize("name", [n for n in ANSWERED if (n.startswith("from_") or n == "to_insert_only")
+                                  and not any(t in SCENARIOS[n]["query"] for t in OUT_OF_ORDER)])
 def test_whole_batches_give_the_same_table(tmp_path, name):
     """Read in one batch, a query over an append-only input gives Flink's final table.
 

@@ -102,7 +102,7 @@ def test_watermark_on_computed_column():
         ("CREATE TABLE t (a INT, PRIMARY KEY (a)) WITH ('k' = 'v')", "NOT ENFORCED", 1, 37),
         ("CREATE TABLE t (a INT, b INT PRIMARY KEY NOT ENFORCED, PRIMARY KEY (a) NOT ENFORCED)",
          "only one PRIMARY KEY", 1, 69),
-        ("CREATE TABLE t (a INT, WATERMARK FOR a AS a) WITH ('k' = 'v')", "must be TIMESTAMP(3)", 1, 38),
+        ("CREATE TABLE t (a INT, WATERMARK FOR a AS a) WITH ('k' = 'v')", "field type is INT", 1, 38),
         ("CREATE TABLE t (a FOO) WITH ('k' = 'v')", "Unknown type 'FOO'", 1, 17),
         # a query after the options (AS forgotten, or CTAS) was parsed and silently dropped
         ("CREATE TABLE t (a INT) WITH ('k' = 'v')\nSELECT 1", "AS SELECT is not supported", 2, 1),

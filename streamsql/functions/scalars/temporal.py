@@ -76,7 +76,8 @@ def _part(c: Call, unit: str) -> exp.Expression:
             raise c.fail(refused)
         value = time_type.on_epoch_day("{0}")
         if unit in time_units.EXTRA_EXTRACT:
-            return template(time_units.extract_timestamp(unit, value, flink_day(value)), c.args[0])
+            return template(time_units.extract_timestamp(unit, value, flink_day(value), sub_millis=False),
+                            c.args[0])
         return template(_millis_part(value, unit), c.args[0])
     if unit in time_units.EXTRA_EXTRACT:
         if t is not None and t.name == "DATE" and unit in ("MICROSECOND", "NANOSECOND"):
@@ -109,13 +110,13 @@ def _millis_part(value: str, unit: str) -> str:
     """DuckDB SQL of Flink's EXTRACT(unit FROM value) for a timestamp ``value`` (DuckDB SQL)."""
     if unit in _TIME_FACTORS:
         factor, size = _TIME_FACTORS[unit]
-        return f"((epoch_ms(CAST({value} AS TIMESTAMP)) % {factor}) // {size})"
+        return f"(({time_units.epoch_millis(value)} % {factor}) // {size})"
     return _PARTS[unit].format(flink_day(value))
 
 
 def flink_day(value: str) -> str:
     """The DATE Flink's date functions see in a timestamp: epoch milliseconds / 86400000, truncated."""
-    return f"(DATE '1970-01-01' + CAST(epoch_ms(CAST({value} AS TIMESTAMP)) // 86400000 AS INTEGER))"
+    return f"(DATE '1970-01-01' + CAST({time_units.epoch_millis(value)} // 86400000 AS INTEGER))"
 
 
 def _is_ltz(c: Call) -> bool:
@@ -354,7 +355,7 @@ def timestampdiff(c: Call) -> exp.Expression:
             msg = f"TIMESTAMPDIFF: unit {unit} of TIMEs is not supported (HOUR, MINUTE, SECOND, MILLISECOND)"
             raise c.fail(msg)
         return template(between, *c.args)
-    millis = f"(epoch_ms({_ts('{1}')}) - epoch_ms({_ts('{0}')}))"
+    millis = f"({time_units.epoch_millis('{1}')} - {time_units.epoch_millis('{0}')})"
     if unit == "WEEK":  # Calcite's WEEK is seconds / 604,800, the seconds cut to an INT first (Flink 2.3:
         # TIMESTAMPDIFF(WEEK, TIMESTAMP '2024-01-31 23:59:59.999', TIMESTAMP '1900-01-01 00:00:00') is 627)
         return template(f"({java_ints.java_int(f'({millis} // 1000)')} // 604800)", *c.args)
@@ -496,7 +497,7 @@ def floor_ceil_to(c: Call, fn: str) -> exp.Expression:
         return _floor_ceil_date(c, unit, fn)
     t = c.args[0].type
     if unit == "ISOYEAR" and t is not None and t.name == "TIMESTAMP":  # Flink's 12 ms (.time_units)
-        rounded = time_units.twelve_millis("epoch_ms(CAST({0} AS TIMESTAMP))", fn == "ceil")
+        rounded = time_units.twelve_millis(time_units.epoch_millis("{0}"), fn == "ceil")
         return template(f"make_timestamp(CAST({rounded} AS BIGINT) * 1000)", c.args[0])
     if unit == "MILLISECOND":  # Flink rounds the epoch milliseconds: both drop what is below one
         value = _wall_if_ltz(c, "{0}")

@@ -10,8 +10,10 @@ that Flink 2.3 runs:
 
 - MILLISECOND, MICROSECOND, NANOSECOND of a timestamp are its epoch milliseconds modulo 1000
   (Java's ``%``, so negative before 1970: 1969-07-20 20:17:40.500 is -500), times 1, 1,000 or
-  1,000,000; of a DATE the same arithmetic runs on its epoch *days* (Flink 2.3 prints 782 for
-  EXTRACT(MILLISECOND FROM DATE '2024-02-29'), day 19,782);
+  1,000,000, plus (MICROSECOND, NANOSECOND) the digits below the millisecond (the epoch
+  milliseconds are floored, as Flink's ``TimestampData``: :func:`epoch_millis`); of a DATE the
+  same arithmetic runs on its epoch *days* (Flink 2.3 prints 782 for EXTRACT(MILLISECOND FROM
+  DATE '2024-02-29'), day 19,782);
 - EPOCH is the epoch milliseconds / 1000 truncated (a DATE: its days * 86,400);
 - DECADE is year / 10, CENTURY (year + 99) / 100, MILLENNIUM (year + 999) / 1000 (years > 0);
   ISODOW is 1 = Monday .. 7 = Sunday, ISOYEAR the ISO 8601 week-based year.
@@ -46,6 +48,18 @@ and ISOYEAR's is YEAR's 12 months, which Flink's code uses as it finds them):
 
 from __future__ import annotations
 
+
+def epoch_millis(value: str) -> str:
+    """DuckDB SQL of a timestamp's epoch milliseconds (BIGINT) as Flink holds them: floored.
+
+    As Flink's ``TimestampData.getMillisecond()`` (the sub-millisecond digits are apart, in
+    ``getNanoOfMillisecond()``): 2024-12-31 23:59:59.9996 is ...999 ms, still 2024. DuckDB's
+    ``epoch_ms`` rounds to the nearest millisecond instead (2025-01-01 00:00:00.000), so the
+    timestamp is cut to its millisecond first. ``value``: DuckDB SQL of a timestamp (a wall clock).
+    """
+    return f"epoch_ms(date_trunc('millisecond', CAST({value} AS TIMESTAMP)))"
+
+
 #: Units of the year that EXTRACT reads from a DATE (DuckDB SQL over ``{0}``, a DATE).
 YEAR_PARTS = {
     "DECADE": "(year({0}) // 10)",
@@ -72,14 +86,21 @@ YEAR_ROUNDED = tuple(_YEAR_BOUNDARIES)
 """The FLOOR/CEIL units rounded by :func:`year_boundary`."""
 
 
-def extract_timestamp(unit: str, value: str, day: str) -> str:
+def extract_timestamp(unit: str, value: str, day: str, sub_millis: bool = True) -> str:
     """DuckDB SQL of Flink's EXTRACT(unit FROM a timestamp), a unit of :data:`EXTRA_EXTRACT`.
 
     ``value`` is the timestamp (DuckDB SQL, a wall clock) and ``day`` the DATE Flink sees in it.
+    MICROSECOND and NANOSECOND add the digits below the millisecond (``sub_millis``; a TIME has
+    none), never negative, to the milliseconds modulo 1000 scaled, as Flink 2.3 answers
+    (1969-07-20 20:17:40.5004: -499,600 µs; 2024-01-01 00:00:00.9996: 999,600).
     """
-    millis = f"epoch_ms(CAST({value} AS TIMESTAMP))"
+    millis = epoch_millis(value)
     if unit in SUB_SECOND:
-        return f"(({millis} % 1000) * {SUB_SECOND[unit]})"
+        scaled = f"(({millis} % 1000) * {SUB_SECOND[unit]})"
+        if unit == "MILLISECOND" or not sub_millis:
+            return scaled
+        below = f"(epoch_us(CAST({value} AS TIMESTAMP)) - {millis} * 1000)"  # 0..999 µs
+        return f"({scaled} + {below} * {SUB_SECOND[unit] // 1000})"
     if unit == "EPOCH":
         return f"({millis} // 1000)"
     return YEAR_PARTS[unit].format(day)
