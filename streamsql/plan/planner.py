@@ -41,6 +41,7 @@ from streamsql.functions.scalars.registry import AS_WRITTEN, type_of, written
 from streamsql.functions.scalars.typeof import declared_type
 from streamsql.plan import options_hint
 from streamsql.plan.agg_prune import per_row_under_ordered_calls, prune_aggregate_calls
+from streamsql.plan.agg_reduce import reduce_functions
 from streamsql.plan.calc_merge import merge_calcs
 from streamsql.plan.certain_types import aggregate_scope, projected_scope
 from streamsql.plan.changelog_ptf import plan_changelog_call
@@ -615,8 +616,9 @@ class Planner:
         in_types = pre_node.sql_schema
         # MAX over an increasing column (MIN: decreasing) needs no retraction, as in Flink's plan
         specs_raw = [(without_retraction(f, a, pre_node), a) for f, a in specs_raw]
-        specs = [AggSpec(f, a, self._agg_type(call, f, in_types.fields[a].type if a is not None else None))
-                 for call, (f, a) in zip(calls.values(), specs_raw)]
+        specs = reduce_functions([AggSpec(f, a, self._agg_type(call, f, in_types.fields[a].type
+                                                                if a is not None else None))
+                                  for call, (f, a) in zip(calls.values(), specs_raw)])
         num_keys = len(keys) + (sets is not None)
         out_fields = [pre_node.schema.field(i) for i in range(num_keys)]
 
