@@ -89,7 +89,7 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     walk,
 )
-from streamsql.plan.ordered_aggs import ORDERED_CALLS, mark_listagg, ordered_agg_call
+from streamsql.plan.ordered_aggs import ORDERED_CALLS, char_listaggs, mark_listagg, ordered_agg_call
 from streamsql.plan.over import plan_over
 from streamsql.plan.parallelism_options import check_scan_parallelism
 from streamsql.plan.python_udfs import mark_python_aggregates, plan_lateral, python_agg_call
@@ -619,6 +619,7 @@ class Planner:
         specs = reduce_functions([AggSpec(f, a, self._agg_type(call, f, in_types.fields[a].type
                                                                 if a is not None else None))
                                   for call, (f, a) in zip(calls.values(), specs_raw)])
+        specs = char_listaggs(list(calls.values()), specs, scope)
         num_keys = len(keys) + (sets is not None)
         out_fields = [pre_node.schema.field(i) for i in range(num_keys)]
 
