@@ -48,6 +48,14 @@ REDUCED = ["STDDEV(i)", "AVG(i)", "VAR_POP(i)", "STDDEV(CASE WHEN f THEN id END)
 """Calls beside which ``--reduce`` probes :data:`CALL` and ``SUM(d) FILTER (WHERE f)``: the bisection of
 campaign 32's calls ended at its first three (STDDEV among them: Calcite's AggregateReduceFunctionsRule
 rewrites AVG / STDDEV / VAR into SUMs and COUNTs, and SUM into $SUM0, a sum from 0, where it fires)."""
+GRID_CALLS = [CALL, "SUM(d) FILTER (WHERE f)", "AVG(d) FILTER (WHERE f)", "AVG(DISTINCT d) FILTER (WHERE f)",
+              "SUM(CAST(d AS FLOAT)) FILTER (WHERE f)", "SUM(DISTINCT CAST(d AS FLOAT)) FILTER (WHERE f)"]
+GRID_BESIDE = [("STDDEV(DISTINCT i)",), ("VAR_SAMP(i) FILTER (WHERE f)",), ("STDDEV_POP(d)",),
+               ("VARIANCE(DISTINCT i) FILTER (WHERE f)",), ("STDDEV_SAMP(CAST(i AS DECIMAL(10, 2)))",),
+               ("AVG(i)", "COUNT(*)"), ("MAX(d)", "MIN(i)"), ("STDDEV(i)", "AVG(i)")]
+"""``--grid``: each of :data:`GRID_CALLS` (sums and averages of a lone -0.0 in group 0) beside each of
+:data:`GRID_BESIDE` (the variance family DISTINCT, with FILTER, of DOUBLE and DECIMAL; calls Flink
+implements as they are), to find which calls turn the aggregate's SUMs into $SUM0s."""
 
 
 def queries() -> list[str]:
@@ -111,7 +119,8 @@ def bisect(t, others: list[str], out: dict) -> None:
 def main() -> None:
     """Run the queries of :func:`queries` (or, with ``--bisect``, :func:`bisect`) and write :data:`OUT`.
 
-    ``--bisect``: the bisection of campaign 32's calls beside which the sign is lost; ``--reduce``: the
+    ``--grid``: the queries of :data:`GRID_CALLS` beside :data:`GRID_BESIDE`; ``--bisect``: the bisection
+    of campaign 32's calls beside which the sign is lost; ``--reduce``: the
     call beside each of :data:`REDUCED`.
     """
     t = table_env(utc=True)
@@ -123,7 +132,13 @@ def main() -> None:
            "bisect": {}}
     if OUT.exists():
         out = {**out, **json.loads(OUT.read_text(encoding="utf-8"))}
-    if "--reduce" in sys.argv:
+    if "--grid" in sys.argv:
+        out.setdefault("grid", {})
+        for call in GRID_CALLS:
+            for other in GRID_BESIDE:
+                q = _query([call, *other])
+                out["grid"][q] = _answer(t, q)
+    elif "--reduce" in sys.argv:
         out.setdefault("reduce", {})
         for call in (CALL, "SUM(d) FILTER (WHERE f)"):
             for other in REDUCED:

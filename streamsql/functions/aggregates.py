@@ -58,6 +58,7 @@ the result type the same way.
 
 from __future__ import annotations
 
+import math
 import operator
 from dataclasses import dataclass
 from decimal import Context, Decimal
@@ -233,7 +234,7 @@ class Sum(AggregateFunction):
         self._cast = {"i": "::BIGINT", "f": "::DOUBLE"}.get(self.kind, "")
         self.ordered = self.kind == "f"  # the values' list (ordered_partial)
         # Flink's SUM(FLOAT) adds in FLOAT (FloatSumAggFunction); its AVG(FLOAT) in DOUBLE
-        self.float32 = self.func in ("sum", "sum_distinct") and t == pa.float32()
+        self.float32 = self.func in ("sum", "sum_distinct", "sum0", "sum0_distinct") and t == pa.float32()
         if self.context == OVER_CONTEXT:
             # Calcite plans SUM(x) OVER w as CASE WHEN COUNT(x) OVER w > 0 THEN $SUM0(x) OVER w END:
             # $SUM0 starts at 0, so a lone -0.0 sums to 0.0 there (Flink 2.3's answer, recorded)
@@ -320,7 +321,7 @@ class Sum(AggregateFunction):
         whose values were all retracted keeps what is left (0.0 after 1.5 - 1.5, so a -0.0 added
         then gives 0.0), as Flink's ``SumWithRetractAggFunction``.
         """
-        if self.kind == "f" and self.func == "sum":
+        if self.kind == "f" and math.copysign(1.0, self._start) < 0:  # SUM, AvgOfSum; not $SUM0, AVG
             cols[self.field("s")][slots] = -0.0
 
     def fold_fixed(self, cols, slots, parts) -> None:
@@ -857,13 +858,65 @@ class AvgDistinct(SumDistinct):
         return Avg.result_type(arg)
 
 
+class Sum0(Sum):
+    """Calcite's ``$SUM0(x)`` as the SUM(x) of an aggregate Flink's AggregateReduceFunctionsRule reduced.
+
+    Flink 2.3 has no STDDEV / VAR aggregate of its own: the rule rewrites every call of an aggregate
+    that holds one (:func:`streamsql.plan.agg_reduce.reduce_functions`), each ``SUM(x)`` into
+    ``CASE WHEN COUNT(x) = 0 THEN NULL ELSE $SUM0(x) END``, a sum from 0.0 (``Sum0AggFunction``): a
+    lone -0.0 sums to 0.0 (``tests/functions/sumdistinct34_flink.json``). Otherwise :class:`Sum`.
+    """
+
+    func = "sum0"
+    _start = 0.0
+
+    def zero_sign_rows(self, values):
+        """None: a sum from 0.0 is never -0.0 (as :class:`Avg`'s)."""
+        return None
+
+
+class AvgOfSum(Avg):
+    """``AVG(x)`` as ``SUM(x) / COUNT(x)``, Flink's AggregateReduceFunctionsRule's reduction of it.
+
+    Beside a STDDEV / VAR call (see :class:`Sum0`) the AVG is that quotient, whose SUM takes its first
+    value as is: a lone -0.0 averages -0.0 (Flink's own AVG sums from 0.0: 0.0). DOUBLE only: the
+    planner keeps :class:`Avg` for other types (:func:`streamsql.plan.agg_reduce.reduce_functions`).
+    """
+
+    func = "avg_of_sum"
+    _start = -0.0
+
+    def zero_sign_rows(self, values):
+        """Rows of -0.0, as :class:`Sum`'s: the quotient is -0.0 while every value was -0.0."""
+        return Sum.zero_sign_rows(self, values)
+
+
+class Sum0Distinct(SumDistinct):
+    """``SUM(DISTINCT x)`` reduced to ``$SUM0(DISTINCT x)``: :class:`SumDistinct` over a :class:`Sum0`."""
+
+    func = "sum0_distinct"
+    _plain = Sum0
+
+
+class AvgOfSumDistinct(AvgDistinct):
+    """``AVG(DISTINCT x)`` reduced to ``SUM(DISTINCT x) / COUNT(DISTINCT x)`` (see :class:`AvgOfSum`)."""
+
+    func = "avg_of_sum_distinct"
+    _plain = AvgOfSum
+
+
+REDUCED_FUNCTIONS = {Sum.func: Sum0.func, SumDistinct.func: Sum0Distinct.func, Avg.func: AvgOfSum.func,
+                     AvgDistinct.func: AvgOfSumDistinct.func}
+"""A SUM / AVG call's function once Flink's AggregateReduceFunctionsRule rewrote its aggregate."""
+
+
 DISTINCT_FUNCTIONS = {"sum": SumDistinct.func, "avg": AvgDistinct.func}
 """The multiset function of ``F(DISTINCT x)`` for a plain aggregate ``F`` that has one."""
 
 
 FUNCTIONS: dict[str, type[AggregateFunction]] = {
     cls.func: cls for cls in (CountStar, Count, Sum, Avg, Min, Max, MinRetract, MaxRetract, CountDistinct,
-                              SumDistinct, AvgDistinct,
+                              SumDistinct, AvgDistinct, Sum0, AvgOfSum, Sum0Distinct, AvgOfSumDistinct,
                               CountDistinctTtl, *VARIANCE_FUNCTIONS, *ORDERED_FUNCTIONS,
                               *COLLECTION_FUNCTIONS, *BITMAP_FUNCTIONS)
 }

@@ -16,16 +16,20 @@ them there (:func:`reject_unmerged`).
 
 from __future__ import annotations
 
+import dataclasses
+
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.json_functions import JSON_AGGREGATE
+from streamsql.functions.scalars.operand_types import FILTER_CASE
 from streamsql.plan.expressions import (
     ArrayAggCall,
     BitmapAggCall,
     CollectCall,
     ListAggCall,
     PercentileCall,
+    certain_type,
     integer_literal,
 )
 from streamsql.plan.nodes import INSERT_ONLY
@@ -323,3 +327,30 @@ def reject_window_distinct(planner, calls, where: str) -> None:
             planner._fail(c, f"{name}(DISTINCT ...) in {where} is not supported yet: Flink orders its "
                              "values by the hash order of its distinct map there, not by arrival "
                              f"({name}(DISTINCT ...) runs in a GROUP BY and an OVER window)")
+
+
+def char_listaggs(calls: list[exp.Expression], specs: list, scope) -> list:
+    """``specs``, each LISTAGG of a ``CHAR(n) NOT NULL`` value under a FILTER as ``listagg[_distinct]_char``.
+
+    Flink types such a call CHAR(n) NOT NULL and answers '' where no row passes its FILTER
+    (:class:`~streamsql.functions.ordered_aggregates.ListAggChar`). ``calls``: the aggregate's calls,
+    their FILTER inlined (a CASE marked ``FILTER_CASE``); ``specs``: their ``AggSpec``s, in order.
+    """
+    out = []
+    for call, spec in zip(calls, specs):
+        value = _filtered_value(call) if spec.func in ("listagg", "listagg_distinct") else None
+        t = None if value is None else certain_type(value, scope)
+        char = t is not None and t.padded and not t.nullable  # CHAR(n) NOT NULL
+        out.append(dataclasses.replace(spec, func=spec.func + "_char") if char else spec)
+    return out
+
+
+def _filtered_value(call: exp.Expression) -> exp.Expression | None:
+    """The value under a LISTAGG call's inlined FILTER (``CASE WHEN c THEN x END``), else None."""
+    args = list(call.expressions) if isinstance(call, ListAggCall) else []
+    first = args[0] if args else None
+    if isinstance(first, exp.Distinct):
+        first = first.expressions[0] if first.expressions else None
+    if not (isinstance(first, exp.Case) and first.meta.get(FILTER_CASE)):
+        return None
+    return first.args["ifs"][0].args.get("true")

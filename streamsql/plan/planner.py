@@ -41,6 +41,7 @@ from streamsql.functions.scalars.registry import AS_WRITTEN, type_of, written
 from streamsql.functions.scalars.typeof import declared_type
 from streamsql.plan import options_hint
 from streamsql.plan.agg_prune import per_row_under_ordered_calls, prune_aggregate_calls
+from streamsql.plan.agg_reduce import reduce_functions
 from streamsql.plan.calc_merge import merge_calcs
 from streamsql.plan.certain_types import aggregate_scope, projected_scope
 from streamsql.plan.changelog_ptf import plan_changelog_call
@@ -88,7 +89,7 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     walk,
 )
-from streamsql.plan.ordered_aggs import ORDERED_CALLS, mark_listagg, ordered_agg_call
+from streamsql.plan.ordered_aggs import ORDERED_CALLS, char_listaggs, mark_listagg, ordered_agg_call
 from streamsql.plan.over import plan_over
 from streamsql.plan.parallelism_options import check_scan_parallelism
 from streamsql.plan.python_udfs import mark_python_aggregates, plan_lateral, python_agg_call
@@ -616,8 +617,10 @@ class Planner:
         in_types = pre_node.sql_schema
         # MAX over an increasing column (MIN: decreasing) needs no retraction, as in Flink's plan
         specs_raw = [(without_retraction(f, a, pre_node), a) for f, a in specs_raw]
-        specs = [AggSpec(f, a, self._agg_type(call, f, in_types.fields[a].type if a is not None else None))
-                 for call, (f, a) in zip(calls.values(), specs_raw)]
+        specs = reduce_functions([AggSpec(f, a, self._agg_type(call, f, in_types.fields[a].type
+                                                                if a is not None else None))
+                                  for call, (f, a) in zip(calls.values(), specs_raw)])
+        specs = char_listaggs(list(calls.values()), specs, scope)
         num_keys = len(keys) + (sets is not None)
         out_fields = [pre_node.schema.field(i) for i in range(num_keys)]
 

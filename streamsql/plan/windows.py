@@ -42,6 +42,7 @@ from sqlglot import exp
 
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AggSpec, agg_output_type, output_field
+from streamsql.plan.agg_reduce import reduce_functions
 from streamsql.plan.display_names import name_aggregate, select_names
 from streamsql.plan.expressions import AGG_TYPES, ListAggCall, agg_label, quote, resolve_columns, to_duckdb
 from streamsql.plan.grouping_sets import (
@@ -617,8 +618,9 @@ def build_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression]
     else:
         pre_node = expand(planner, source, pre, len(keys), sets, cond)
     in_types = pre_node.sql_schema
-    specs = [AggSpec(f, a, agg_output_type(f, in_types.fields[a].type if a is not None else None))
-             for f, a in specs_raw]
+    arg_types = [None if a is None else in_types.fields[a].type for _, a in specs_raw]
+    specs = reduce_functions([AggSpec(f, a, agg_output_type(f, t))
+                              for (f, a), t in zip(specs_raw, arg_types)])
     out_schema = pa.schema([pre_node.schema.field(i) for i in range(num_keys)]
                            + [pa.field("__ws", pa.timestamp("ms")), pa.field("__we", pa.timestamp("ms")),
                               pa.field("__wt", wt_type)]

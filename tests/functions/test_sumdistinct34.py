@@ -11,7 +11,6 @@ every query must give Flink's final table here.
 from __future__ import annotations
 
 import json
-import re
 import tempfile
 from pathlib import Path
 
@@ -21,18 +20,10 @@ from streamsql import StreamEnvironment
 from tests.functions import difffuzz as fz
 
 FLINK = json.loads((Path(__file__).parent / "sumdistinct34_flink.json").read_text(encoding="utf-8"))
-QUERIES = {**FLINK["queries"], **FLINK.get("bisect", {}), **FLINK.get("reduce", {})}
-REDUCED = re.compile(r"\b(STDDEV|STDDEV_POP|STDDEV_SAMP|VARIANCE|VAR_POP|VAR_SAMP)\((?!DISTINCT)")
-# A non-DISTINCT STDDEV / VAR call beside the SUM: Flink 2.3's AggregateReduceFunctionsRule rewrites them
-# into SUMs and COUNTs and every SUM of the aggregate into $SUM0 (a sum from 0), so a lone -0.0 sums to 0.0
-# (``--reduce``: AVG and DISTINCT calls do not; campaign 32's 0.0). Not followed yet: -0.0 here.
-
-
-def _param(q: str):
-    if REDUCED.search(q) and QUERIES[q]["rows"].get("0", [None])[0] == "0.0":
-        why = "not fixed yet: Flink's SUM is a $SUM0 (0.0 + -0.0) beside a non-DISTINCT STDDEV / VAR call"
-        return pytest.param(q, marks=pytest.mark.xfail(strict=True, reason=why))
-    return q
+QUERIES = {**FLINK["queries"], **FLINK.get("bisect", {}), **FLINK.get("reduce", {}), **FLINK.get("grid", {})}
+# Beside a STDDEV / VAR call (DISTINCT or not), Flink 2.3's AggregateReduceFunctionsRule rewrites every SUM
+# of the aggregate into $SUM0 (a sum from 0: a lone -0.0 sums to 0.0) and AVG into SUM / COUNT (-0.0):
+# ``reduce`` and ``grid`` (streamsql/plan/agg_reduce.py).
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +41,7 @@ def _text(v) -> str | None:
     return None if v is None else str(v)
 
 
-@pytest.mark.parametrize("query", [_param(q) for q, a in QUERIES.items() if "rows" in a])
+@pytest.mark.parametrize("query", [q for q, a in QUERIES.items() if "rows" in a])
 def test_final_table_is_flinks(env, query):
     final: dict[str, list] = {}
     for kind, row in env.execute_sql(query):

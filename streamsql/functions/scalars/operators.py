@@ -688,7 +688,10 @@ def _decimal_division(a: Arg, b: Arg, t: SqlType) -> exp.Expression:
     """``a / b`` exactly, rounded HALF_UP to ``t``'s scale (Flink's DECIMAL division).
 
     A template over both: each is named three times, and is computed once (a RAND() or a Python
-    function in it gave the quotient of one value and the rounding of another).
+    function in it gave the quotient of one value and the rounding of another). NULL where either is
+    NULL, before any product (as Flink's generated code checks its operands first): the scaled
+    dividend of a NULL divisor (``CAST(10 AS DECIMAL(38, 37))``, NULL) could leave INT128 and fail the
+    job where Flink answers NULL (campaign 34). A product beyond INT128 of two values still fails it.
     """
     num, s1 = _unscaled(a, "{0}")
     den, s2 = _unscaled(b, "{1}")
@@ -701,4 +704,5 @@ def _decimal_division(a: Arg, b: Arg, t: SqlType) -> exp.Expression:
     r = f"({num} % {den})"
     rounded = f"({q} + CASE WHEN 2 * abs({r}) >= abs({den}) THEN sign({num}) * sign({den}) ELSE 0 END)"
     unit = "0." + "0" * (t.scale - 1) + "1" if t.scale else "1"
-    return template(f"CAST(CAST({rounded} AS DECIMAL(38, 0)) * {unit} AS {t.duckdb()})", a, b)
+    quotient = f"CAST(CAST({rounded} AS DECIMAL(38, 0)) * {unit} AS {t.duckdb()})"
+    return template(f"CASE WHEN {{0}} IS NULL OR {{1}} IS NULL THEN NULL ELSE {quotient} END", a, b)

@@ -50,7 +50,7 @@ from streamsql.core.elements import Batch, Element, RowKind
 from streamsql.core.errors import ExecutionError
 from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates, key_values
-from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, AggSpec
+from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, REDUCED_FUNCTIONS, AggSpec
 from streamsql.functions.distinct_ttl import CountDistinctTtl
 from streamsql.functions.variance import VARIANCE_FUNCTIONS
 from streamsql.runtime.evaluator import query_table
@@ -110,6 +110,10 @@ def _quoted(schema: pa.Schema, n: int) -> list[str]:
 
 
 _VARIANCE_DISTINCT = frozenset(c.func for c in VARIANCE_FUNCTIONS if c.func.endswith("_distinct"))
+#: The calls over a distinct view: SUM / AVG(DISTINCT) (also as Flink's AggregateReduceFunctionsRule
+#: leaves them) and the variance family's DISTINCT.
+_DISTINCT_VIEWS = frozenset(DISTINCT_FUNCTIONS.values()) | _VARIANCE_DISTINCT \
+    | {REDUCED_FUNCTIONS[f] for f in DISTINCT_FUNCTIONS.values()}
 """VAR_*/STDDEV_*(DISTINCT ...): a distinct view, whose values expire with the key only."""
 
 
@@ -149,7 +153,7 @@ class GroupAggBase(Operator):
             # Flink's filtered calls over one value share that value's distinct-view entry (and its
             # write time); here a filtered call is a call over its own CASE expression.
             self.state_ttl_missing = "a GROUP BY with several COUNT(DISTINCT ...) calls"
-        if any(a.func in DISTINCT_FUNCTIONS.values() or a.func in _VARIANCE_DISTINCT for a in aggs):
+        if any(a.func in _DISTINCT_VIEWS for a in aggs):
             # Flink's distinct view expires its values on their own (as CountDistinctTtl does)
             self.state_ttl_missing = ("a GROUP BY with SUM(DISTINCT ...), AVG(DISTINCT ...) or "
                                       "VAR_*/STDDEV_*(DISTINCT ...)")

@@ -1,0 +1,48 @@
+"""Flink's AggregateReduceFunctionsRule over a GROUP BY's (or a window's) aggregate calls.
+
+Flink 2.3 has no STDDEV / VAR aggregate function: Calcite's AggregateReduceFunctionsRule (Flink's copy,
+``org.apache.calcite.rel.rules.AggregateReduceFunctionsRule``, in ``FlinkStreamRuleSets.LOGICAL_RULES``
+as ``CoreRules.AGGREGATE_REDUCE_FUNCTIONS``) rewrites them into ``WELFORD_M2`` and ``COUNT`` calls. The
+rule rewrites *every* reducible call of that aggregate at once (``reduceAggs``): ``SUM(x)`` into
+``CASE WHEN COUNT(x) = 0 THEN NULL ELSE $SUM0(x) END`` and ``AVG(x)`` into ``SUM(x) / COUNT(x)``,
+DISTINCT and FILTER kept. The planner is cost based: an aggregate without a STDDEV / VAR call keeps
+its SUM and AVG (Flink implements them; the rewrite costs more), one with such a call can only take
+the rewritten plan. So beside any variance call (DISTINCT or not, with FILTER or not), a lone -0.0
+sums to 0.0 (``$SUM0`` starts from 0.0) and averages -0.0 (the quotient's SUM takes its first value as
+is), the other way round from the calls alone (``tests/functions/sumdistinct34_flink.json``, ``grid``
+and ``reduce``: ``scripts/flink_sumdistinct34.py``). Only the sign of a zero differs, so only calls
+of a floating result are rewritten here (an AVG of DOUBLE only: an AVG of FLOAT reduced would add in
+FLOAT, not probed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from streamsql.functions.aggregates import REDUCED_FUNCTIONS, AggSpec
+from streamsql.functions.variance import VARIANCE_FUNCTIONS
+
+_VARIANCE = frozenset(c.func for c in VARIANCE_FUNCTIONS)
+
+
+def reduce_functions(specs: list[AggSpec]) -> list[AggSpec]:
+    """``specs`` as Flink's AggregateReduceFunctionsRule leaves them (see the module docstring).
+
+    Args:
+        specs: one aggregate's calls, in order.
+
+    Returns:
+        The same calls, where one of them is of the variance family, with each SUM / SUM(DISTINCT)
+        of FLOAT or DOUBLE as ``sum0`` / ``sum0_distinct`` and each AVG / AVG(DISTINCT) of DOUBLE as
+        ``avg_of_sum`` / ``avg_of_sum_distinct``; otherwise ``specs`` itself.
+    """
+    if not any(s.func in _VARIANCE for s in specs):
+        return specs
+    return [replace(s, func=REDUCED_FUNCTIONS[s.func]) if _reduced(s) else s for s in specs]
+
+
+def _reduced(spec: AggSpec) -> bool:
+    if spec.func not in REDUCED_FUNCTIONS:
+        return False
+    floating = ("DOUBLE",) if spec.func.startswith("avg") else ("FLOAT", "DOUBLE")
+    return spec.out_type.name in floating
