@@ -21,7 +21,7 @@ import os
 import sys
 import uuid
 
-from flink_session import ROOT, collect, kafka_jar, run_client, table_env
+from flink_session import ROOT, collect, kafka_jar, produce_json, table_env
 
 OUT = ROOT / "tests" / "integration" / "changelog_ptf_kafka_flink.json"
 
@@ -37,27 +37,12 @@ DDL = ("CREATE TABLE ups (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WI
        "'connector' = 'upsert-kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{bootstrap}', "
        "'key.format' = 'json', 'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset')")
 
-_PRODUCE = r'''
-import json, sys
-from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient, NewTopic
-bootstrap, topic, records = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-admin = AdminClient({"bootstrap.servers": bootstrap})
-for f in admin.create_topics([NewTopic(topic, 1, 1)]).values():
-    f.result(60)
-p = Producer({"bootstrap.servers": bootstrap})
-for k, v in records:
-    value = None if v is None else json.dumps({"id": k, "name": v}).encode()
-    p.produce(topic, value, key=json.dumps({"id": k}).encode())
-p.flush(30)
-'''
-
-
 def main() -> int:
     """Produce :data:`RECORDS`, run :data:`QUERIES` on Flink, write :data:`OUT`."""
     bootstrap = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
     topic = f"flink-changelog34-{uuid.uuid4().hex[:8]}"
-    run_client(_PRODUCE, bootstrap, topic, json.dumps(RECORDS))
+    produce_json(bootstrap, topic, [[None if v is None else {"id": k, "name": v}, [], {"id": k}]
+                                    for k, v in RECORDS])
     t = table_env(kafka_jar())
     t.execute_sql(DDL.format(topic=topic, bootstrap=bootstrap))
     out = {"records": RECORDS, "queries": {}}

@@ -18,7 +18,7 @@ the script run is ``sys.path[0]``), and this module imports nothing of the engin
 - :func:`record_scripts`: the main loop of the script recorders (``flink_bitmap.py``, ...): each
   named script run in a new session at zone UTC, its answers merged into a JSON file;
 - :func:`run_client`: a Kafka client snippet run in this project's venv (the Flink venv has no
-  confluent-kafka); :func:`produce_json`: a new topic with JSON records (and headers) written.
+  confluent-kafka); :func:`produce_json`: a new topic with JSON records (headers, keys, tombstones) written.
 """
 
 from __future__ import annotations
@@ -154,17 +154,22 @@ admin = AdminClient({"bootstrap.servers": bootstrap})
 for f in admin.create_topics([NewTopic(topic, 1, 1)]).values():
     f.result(60)
 p = Producer({"bootstrap.servers": bootstrap})
-for value, headers in records:
+for value, headers, *key in records:
     extra = {"headers": [(k, None if v is None else v.encode()) for k, v in headers]} if headers else {}
-    p.produce(topic, json.dumps(value).encode(), **extra)
+    if key:
+        extra["key"] = json.dumps(key[0]).encode()
+    p.produce(topic, None if value is None and key else json.dumps(value).encode(), **extra)
 p.flush(30)
 '''
 
 
 def produce_json(bootstrap: str, topic: str, records: list) -> None:
-    """Create ``topic`` (1 partition) and write ``records`` to it, each a ``[value, headers]`` pair.
+    """Create ``topic`` (1 partition) and write ``records`` to it, in order.
 
-    ``value`` is written as JSON; ``headers`` is a list of ``[key, text or None]`` (empty: none).
+    Each record is ``[value, headers]`` or ``[value, headers, key]``: ``value`` is written as
+    JSON; ``headers`` is a list of ``[key, text or None]`` (empty: none); ``key``, when given, is
+    the message key written as JSON, and a None ``value`` beside a key is a tombstone (no value,
+    as an upsert-kafka table's delete); without a key, None is the JSON text ``null``.
     """
     run_client(_PRODUCE_JSON, bootstrap, topic, json.dumps(records))
 

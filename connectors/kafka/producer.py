@@ -123,6 +123,7 @@ class ProducerHandle:
         for key, value in queue_bounds(cfg).items():
             cfg.setdefault(key, value)
         self.queue_kbytes = cfg["queue.buffering.max.kbytes"]  # for the message of a message too large
+        self.max_message_bytes = cfg.get("message.max.bytes", 1_000_000)  # librdkafka's default
         cfg["error_cb"] = self.latch
         cfg["on_delivery"] = self._on_delivery
         self.producer = new_client(Producer, cfg, what)
@@ -281,8 +282,26 @@ class ProducerHandle:
                 finally:
                     p.poll(0)
         except (KafkaException, SystemError) as e:
-            raise self._error(e) from None
+            raise self._refused(e, topic, values[i], keys[i] if keys else None) from None
         self.check()
+
+    def _refused(self, e: BaseException, topic: str, value: bytes | None,
+                 key: bytes | None) -> ExecutionError:
+        """The error of a produce() librdkafka refused: a message too large names its topic and size.
+
+        librdkafka refuses a message larger than its ``message.max.bytes`` in produce() itself
+        (``MSG_SIZE_TOO_LARGE``, worded "Broker: Message size too large" although no broker saw it),
+        naming neither the topic nor the size; as the Java client's RecordTooLargeException, the
+        message says both and the setting.
+        """
+        err = e.args[0] if isinstance(e, KafkaException) and e.args else None
+        if not (isinstance(err, KafkaError) and err.code() == KafkaError.MSG_SIZE_TOO_LARGE):
+            return self._error(e)
+        size = len(value or b"") + len(key or b"")
+        msg = (f"{self.what}: a message of {size} bytes to topic '{topic}' is larger than the producer's "
+               f"'message.max.bytes' = {self.max_message_bytes}: raise 'properties.max.request.size' (and "
+               "the topic's 'max.message.bytes', the broker's limit) above the largest message")
+        return ExecutionError(msg)
 
     def _produce_batch(self, topic: str, values: pa.Array, partition: int, keys: pa.Array | None) -> None:
         """:meth:`produce_many` of Arrow arrays through :attr:`batch`, in order, waiting for room.
@@ -319,7 +338,7 @@ class ProducerHandle:
                 try:
                     p.produce(topic, value, key, partition)
                 except (KafkaException, SystemError, BufferError) as e:
-                    raise self._error(e) from None
+                    raise self._refused(e, topic, value, key) from None
                 msg = f"{self.what}: librdkafka refused a message: {refused.reason}"
                 raise ExecutionError(msg) from None
         p.poll(0)

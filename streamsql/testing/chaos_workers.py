@@ -99,7 +99,8 @@ def worker_campaign(a: argparse.Namespace) -> int:
     """Run the campaign (see module docstring); returns the exit code."""
     run = uuid.uuid4().hex[:8]
     src, out, job = f"chaos_in_{run}", f"chaos_out_{run}", f"chaos-w-{a.query}-{run}"
-    chaos.create_topics(a.bootstrap, [(src, a.partitions, {}), *chaos.output_topics(a.query, out)])
+    outs = chaos.output_topics(a.query, out, a.out_partitions)
+    chaos.create_topics(a.bootstrap, [(src, a.partitions, {}), *outs])
     records = chaos.make_records(a.records)
     done = threading.Event()
     feed = (a.bootstrap, src, records, a.feed_seconds, done, a.partitions)

@@ -217,7 +217,10 @@ def test_positions_of_the_pending_checkpoint_are_recorded(storage, committer):
     coord.acknowledge(n, coord.task_ids[0])
     done = coord.maybe_complete()
     assert done.positions == {"src": {"0": 17}}
-    assert committer.commits == [(n, {"positions": {"src": {"0": 17}}, "final": False})]
+    # the commit carries the checkpoint's uid, which its _metadata has too (check_commit_is_ours)
+    uid = storage.read_metadata(n)["uid"]
+    assert len(uid) == 32
+    assert committer.commits == [(n, {"positions": {"src": {"0": 17}}, "final": False, "uid": uid})]
 
 
 # -- complete, commit, notify ------------------------------------------------------------------
@@ -231,8 +234,9 @@ def test_metadata_then_commit_then_notify_then_prune(storage, committer, events)
     assert events == [("commit", 1, [1], True), ("notify", 1), ("notify", 1),
                       ("commit", 2, [1, 2], True), ("notify", 2), ("notify", 2)]
     assert storage.checkpoint_ids() == [2]
-    assert storage.read_metadata(2) == {"checkpoint_id": 2, "trigger_time": coord.last_completed.trigger_time,
-                                        "positions": {}, "state_bytes": {"state": 8}, "operators": {}}
+    meta = storage.read_metadata(2)
+    assert meta == {"checkpoint_id": 2, "trigger_time": coord.last_completed.trigger_time,
+                    "positions": {}, "state_bytes": {"state": 8}, "operators": {}, "uid": meta["uid"]}
 
 
 def test_failed_commit_notifies_no_sink_and_prunes_nothing(storage, committer, events):

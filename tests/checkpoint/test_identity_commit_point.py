@@ -33,3 +33,30 @@ def test_a_commit_this_folder_holds_still_names_its_writer(tmp_path):
     storage.write_metadata(3, {"checkpoint_id": 3})
     with pytest.raises(JobIdentityError, match="checkpoint 3 in .* was written by job 'cc'"):
         JobIdentity("cc", "b" * 64, "INSERT INTO y SELECT 2").restore_point(storage, 3)
+
+
+def test_a_commit_of_another_folders_checkpoint_of_the_same_id_is_refused(tmp_path):
+    """break35: the ids agree, the uids do not (tests/integration/test_two_folders_commit.py end to end)."""
+    from streamsql.checkpoint.identity import check_commit_is_ours
+
+    storage = CheckpointStorage(str(tmp_path / "chk"), "cc")
+    meta = {"checkpoint_id": 1, "uid": "a" * 32}
+    check_commit_is_ours("cc", storage, 1, meta, "a" * 32)  # its own commit
+    check_commit_is_ours("cc", storage, 1, meta, None)  # a commit without a uid (an older version's)
+    check_commit_is_ours("cc", storage, 1, {"checkpoint_id": 1}, "b" * 32)  # a checkpoint before uids
+    with pytest.raises(JobIdentityError) as err:
+        check_commit_is_ours("cc", storage, 1, meta, "b" * 32)
+    text = str(err.value)
+    assert f"checkpoint 1 committed last, but that commit is not of the checkpoint 1 in {storage.dir}" in text
+    assert f"uid {'b' * 32} committed, {'a' * 32} here" in text
+    assert "another 'pipeline.name' or 'sink.transactional-id-prefix'" in text
+
+
+@pytest.mark.parametrize("final,uid,text", [(False, None, ""), (True, None, "final"),
+                                            (False, "ab12", "uid=ab12"), (True, "ab12", "final uid=ab12")])
+def test_the_commit_metadata_round_trips_and_reads_an_older_versions(final, uid, text):
+    from streamsql.connectors.kafka.transactions import commit_metadata, read_commit_metadata
+
+    assert commit_metadata(final, uid) == text
+    assert read_commit_metadata(text) == (final, uid)
+    assert read_commit_metadata(None) == (False, None)
