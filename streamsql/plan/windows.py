@@ -135,8 +135,9 @@ def time_attributes(node: PlanNode, row_type: bool = False) -> set[str]:
     """Columns of ``node``'s output that are event-time attributes (watermarked rowtimes).
 
     A ``WATERMARK FOR`` column stays one through projections that pass it unchanged, window TVFs
-    (which add ``window_time``), window aggregates (``window_time`` of the output) and UNION ALL
-    (where every input has one at that position).
+    (which add ``window_time``), window aggregates (``window_time`` of the output), UNION ALL
+    (where every input has one at that position) and a ``LATERAL TABLE`` correlate (its input's
+    columns, as Flink's Correlate keeps their time indicators).
 
     Args:
         node: the plan node.
@@ -161,6 +162,8 @@ def time_attributes(node: PlanNode, row_type: bool = False) -> set[str]:
         return time_attributes(node.inputs[0], row_type) | (set() if node.spec.proctime else {"window_time"})
     if isinstance(node, WindowAggNode):
         return set() if node.spec.proctime else {"__wt"}
+    if node.kind == "correlate":  # LATERAL TABLE: the input's columns pass on (Flink's Correlate)
+        return time_attributes(node.inputs[0], row_type) & set(node.schema.names[:node.keep])
     if isinstance(node, UnionNode):
         sets = [[n in time_attributes(i, row_type) for n in i.schema.names] for i in node.inputs]
         return {n for j, n in enumerate(node.schema.names) if all(s[j] for s in sets)}
