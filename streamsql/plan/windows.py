@@ -99,6 +99,23 @@ class WindowTableFunctionNode(PlanNode):
 
 
 @dataclass(eq=False)
+class SessionTableFunctionNode(WindowTableFunctionNode):
+    """A SESSION window TVF whose rows are read (not pushed under a window aggregate).
+
+    Keyed by ``partition_by`` (its rows are held per key until their session closes:
+    :mod:`~streamsql.runtime.operators.session_tvf`), so it is stateful, as Flink's
+    ``UnalignedWindowTableFunctionOperator``; under a window aggregate that only groups its
+    columns the planner reads the TVF's input instead (:func:`push_below`).
+    """
+
+    stateful: ClassVar[bool] = True
+
+    def key_indices(self) -> list[int]:
+        """The input columns of the PARTITION BY key."""
+        return [self.inputs[0].schema.get_field_index(p) for p in self.partition_by]
+
+
+@dataclass(eq=False)
 class WindowAggNode(PlanNode):
     """Window aggregation (insert-only output: one +I per window when the watermark passes it).
 
@@ -343,8 +360,8 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
     fields = list(node.schema) + [pa.field("window_start", pa.timestamp("ms")),
                                   pa.field("window_end", pa.timestamp("ms")),
                                   pa.field("window_time", wt_type.to_arrow())]
-    out = WindowTableFunctionNode([node], pa.schema(fields), node.mode, spec=spec, rowtime=col.internal,
-                                  partition_by=partition)
+    node_type = SessionTableFunctionNode if spec.kind == "SESSION" else WindowTableFunctionNode
+    out = node_type([node], pa.schema(fields), node.mode, spec=spec, rowtime=col.internal, partition_by=partition)
     out.position = position_of(src)  # for reject_unaggregated_sessions (no dataclass field: not state)
     qual = (src.alias_or_name if src.alias else table.name).lower()
     cols = [ScopeColumn(qual, c.name, c.internal, c.type) for c in scope.columns]
@@ -353,13 +370,14 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
 
 
 def reject_unaggregated_sessions(planner, root: PlanNode) -> None:
-    """A SESSION window TVF must end up under a window aggregate (not supported otherwise yet).
+    """A processing-time SESSION window TVF must end up under a window aggregate (not supported otherwise yet).
 
     Called on a statement's whole plan: a SESSION TVF read through filters and projections that a
-    window aggregate then groups (``SELECT ... FROM (SELECT ... FROM TABLE(SESSION(...)) WHERE v > 0)
-    GROUP BY window_start, window_end``) is planned under the aggregate (:func:`push_below`), so
-    only a SESSION TVF read otherwise is left in the plan: its rows, a window Top-N, deduplication
-    or join over it (Flink 2.3 runs them over its session TVF operator; not here yet).
+    window aggregate then groups is planned under the aggregate (:func:`push_below`); an event-time
+    one read otherwise is a :class:`SessionTableFunctionNode` (its rows, under a window Top-N,
+    deduplication, join, window-attached aggregate or GroupAggregate, as Flink 2.3 runs them). A
+    processing-time one read otherwise (Flink 2.3 plans a GroupAggregate over its rows) is not
+    supported yet.
 
     Raises:
         SqlError: at the first such TVF's ``TABLE(SESSION(...))``.
@@ -367,10 +385,10 @@ def reject_unaggregated_sessions(planner, root: PlanNode) -> None:
     from streamsql.core.errors import SqlError
 
     for node in walk([root]):
-        if isinstance(node, WindowTableFunctionNode) and node.spec.kind == "SESSION":
+        if isinstance(node, SessionTableFunctionNode) and node.spec.proctime:
             line, col, length = getattr(node, "position", (None, None, 1))
-            msg = "SESSION window TVF is supported only with a window aggregation: GROUP BY window_start, " \
-                  "window_end [, keys]"
+            msg = "A processing-time SESSION window TVF is supported only with a window aggregation: GROUP BY " \
+                  "window_start, window_end [, keys] over its columns as they are (its rows are not supported yet)"
             raise SqlError(msg, planner.sql, line, col, length)
 
 
@@ -462,6 +480,8 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
                     "WHERE and non-window GROUP BY keys", _is_window_col)
     if tvf_node.partition_by:
         names = {k.name for k in other if isinstance(k, exp.Column)}
+        if any(not passed_names(window, p) for p in tvf_node.partition_by):
+            return None  # a Calc drops a PARTITION BY key: Flink 2.3's GroupAggregate over the TVF's rows
         missing = [p for p in tvf_node.partition_by if not passed_names(window, p) & names]
         if missing:
             planner._fail(group, f"The SESSION's PARTITION BY keys must be GROUP BY keys too; missing: "
@@ -512,19 +532,15 @@ def _attached_aggregate(planner, sel: exp.Select, items: list[exp.Expression], n
     through the Expand first, and ``window_start`` is a key of every set, as in Flink 2.3's plan
     (``Expand`` under a window-attached ``WindowAggregate`` keyed by the keys and ``$e``).
 
-    Raises:
-        SqlError: over a SESSION TVF (Flink 2.3 plans a window-attached SESSION aggregate; not
-            supported yet).
+    Over a SESSION TVF (Flink's window-attached SESSION aggregate) the TVF's operator forms the
+    sessions from all its rows first (:mod:`~streamsql.runtime.operators.session_tvf`) and emits a
+    session's rows when it closes; the aggregate keys them by their ``window_start`` too, in
+    windows of 1 ms at ``window_end - 1``, so each session fires at the watermark that closed it.
     """
     spec = window.tvf.spec
-    if spec.kind == "SESSION":
-        planner._fail(sel.args.get("group") or sel,
-                      "A SESSION window aggregation whose window columns a WHERE or a projection refers to "
-                      "(Flink 2.3's window-attached SESSION aggregate) is not supported yet: filter on the "
-                      "aggregate's window_start / window_end instead (in HAVING or an outer WHERE)")
     names = {window.columns[k.name]: k for k in keys if k not in other}
     start, end = names["window_start"], names["window_end"]
-    size = spec.size if spec.kind == "TUMBLE" else spec.slide
+    size = 1 if spec.kind == "SESSION" else spec.size if spec.kind == "TUMBLE" else spec.slide
     run = WindowSpec("TUMBLE", size=size, offset=spec.offset % size, zone=spec.zone)
     window_col = {"window_start": f"__k{len(other)}", "window_end": "__we", "window_time": "__wt"}
     out, out_scope = build_window_aggregate(
