@@ -144,13 +144,15 @@ QUERIES = [
     f"SELECT window_start, window_end, COUNT(*) FROM {S} {W}",
     f"SELECT k, window_start, COUNT(*) FROM {S} GROUP BY k, window_start",
     f"SELECT * FROM {S}",
-    "SELECT L.k, L.v, R.w FROM (SELECT * FROM TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), INTERVAL "
-    "'10' SECOND))) L JOIN (SELECT * FROM TABLE(SESSION(TABLE evr PARTITION BY k, DESCRIPTOR(ts), INTERVAL "
-    "'20' SECOND))) R ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k",
+    "SELECT L.k, L.v, R.w FROM (SELECT * FROM TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), "
+    "INTERVAL '10' SECOND))) L JOIN (SELECT * FROM TABLE(SESSION(TABLE evr PARTITION BY k, DESCRIPTOR(ts), "
+    "INTERVAL '20' SECOND))) R ON L.window_start = R.window_start AND L.window_end = R.window_end "
+    "AND L.k = R.k",
     f"SELECT L.k, L.v, R.w FROM (SELECT * FROM {S}) L JOIN (SELECT * FROM {T.replace('ev,', 'evr,')}) R "
     "ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k",
-    "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY v DESC) AS rn "
-    "FROM TABLE(SESSION(TABLE evp PARTITION BY k, DESCRIPTOR(pt), INTERVAL '10' SECOND))) WHERE rn <= 2",
+    "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY v DESC) "
+    "AS rn FROM TABLE(SESSION(TABLE evp PARTITION BY k, DESCRIPTOR(pt), INTERVAL '10' SECOND))) "
+    "WHERE rn <= 2",
 ]
 
 

@@ -361,7 +361,8 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
                                   pa.field("window_end", pa.timestamp("ms")),
                                   pa.field("window_time", wt_type.to_arrow())]
     node_type = SessionTableFunctionNode if spec.kind == "SESSION" else WindowTableFunctionNode
-    out = node_type([node], pa.schema(fields), node.mode, spec=spec, rowtime=col.internal, partition_by=partition)
+    out = node_type([node], pa.schema(fields), node.mode, spec=spec, rowtime=col.internal,
+                    partition_by=partition)
     out.position = position_of(src)  # for reject_unaggregated_sessions (no dataclass field: not state)
     qual = (src.alias_or_name if src.alias else table.name).lower()
     cols = [ScopeColumn(qual, c.name, c.internal, c.type) for c in scope.columns]
@@ -370,7 +371,7 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
 
 
 def reject_unaggregated_sessions(planner, root: PlanNode) -> None:
-    """A processing-time SESSION window TVF must end up under a window aggregate (not supported otherwise yet).
+    """A processing-time SESSION window TVF must end up under a window aggregate (else not supported yet).
 
     Called on a statement's whole plan: a SESSION TVF read through filters and projections that a
     window aggregate then groups is planned under the aggregate (:func:`push_below`); an event-time
@@ -387,8 +388,9 @@ def reject_unaggregated_sessions(planner, root: PlanNode) -> None:
     for node in walk([root]):
         if isinstance(node, SessionTableFunctionNode) and node.spec.proctime:
             line, col, length = getattr(node, "position", (None, None, 1))
-            msg = "A processing-time SESSION window TVF is supported only with a window aggregation: GROUP BY " \
-                  "window_start, window_end [, keys] over its columns as they are (its rows are not supported yet)"
+            msg = ("A processing-time SESSION window TVF is supported only with a window aggregation: "
+                   "GROUP BY window_start, window_end [, keys] over its columns as they are (its rows are "
+                   "not supported yet)")
             raise SqlError(msg, planner.sql, line, col, length)
 
 

@@ -32,7 +32,7 @@ OUT = pa.schema(list(SCHEMA) + [pa.field("window_start", pa.timestamp("ms")),
 
 
 def _script(seed: int) -> list:
-    """Batches of rows out of order by up to 2.5 s (some late, some bridging sessions), watermarks 1 s behind."""
+    """Batches of rows out of order by up to 2.5 s (some late, some bridging), each watermark 1 s behind."""
     rnd = random.Random(seed)
     t, n, steps = 0, 0, []
     for _ in range(40):
@@ -65,7 +65,8 @@ def _play(op, steps) -> list[tuple]:
 @pytest.mark.parametrize("keyed", [True, False])
 def test_snapshot_restore_gives_the_uninterrupted_sessions(tmp_path, backend_name, keyed):
     def open_op(workdir):  # SESSION(TABLE ev [PARTITION BY k], DESCRIPTOR(ts), INTERVAL '1' SECOND)
-        op = SessionTableFunctionOperator(WindowSpec("SESSION", gap=GAP), 3, [1] if keyed else [], SCHEMA, OUT)
+        op = SessionTableFunctionOperator(WindowSpec("SESSION", gap=GAP), 3, [1] if keyed else [], SCHEMA,
+                                          OUT)
         return open_operator(op, backend_name, workdir, "session-tvf-1", metrics={})
 
     steps = _script(7)
@@ -78,12 +79,14 @@ def test_snapshot_restore_gives_the_uninterrupted_sessions(tmp_path, backend_nam
     epoch = dt.datetime(1970, 1, 1)
     rows = pa.table({"k": [r[1] if keyed else None for r in expected],  # noqa: F841 - DuckDB reads it
                      "t": [(r[3] - epoch) // MS for r in expected],
-                     "ws": [(r[4] - epoch) // MS for r in expected], "we": [(r[5] - epoch) // MS for r in expected]})
+                     "ws": [(r[4] - epoch) // MS for r in expected],
+                     "we": [(r[5] - epoch) // MS for r in expected]})
     # each emitted session is an island of its rows: from its first rowtime to its last + gap, no
     # step between them above the gap (a row that comes after its key's session fired opens a new
     # one, which may overlap it: Flink retires a fired session from its MergingWindowSet)
     bad = duckdb.sql(
-        f"SELECT k, ws, we FROM (SELECT *, t - lag(t) OVER (PARTITION BY k, ws, we ORDER BY t) AS step FROM rows) "
+        f"SELECT k, ws, we FROM (SELECT *, t - lag(t) OVER (PARTITION BY k, ws, we ORDER BY t) AS step "
+        f"FROM rows) "
         f"GROUP BY k, ws, we HAVING min(t) <> ws OR max(t) + {GAP} <> we OR max(step) > {GAP}").fetchall()
     assert bad == []
     assert all(r[-1] == r[-2] - MS for r in expected)  # window_time = window_end - 1 ms

@@ -1,4 +1,4 @@
-r"""The SESSION window TVF read without a window aggregate, as Flink's ``UnalignedWindowTableFunctionOperator``.
+r"""The SESSION window TVF read without a window aggregate, as Flink's UnalignedWindowTableFunctionOperator.
 
 ``FROM TABLE(SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap))`` whose rows a window Top-N,
 deduplication, join, a window-attached aggregate, a GroupAggregate or a sink reads. Semantics, as
@@ -38,6 +38,7 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, Watermark
+from streamsql.functions import python_functions
 from streamsql.functions.accumulators import key_values
 from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.evaluator import query_table
@@ -46,7 +47,6 @@ from streamsql.runtime.operators.local_time import to_instant, to_local
 from streamsql.runtime.operators.rowtime_nulls import count_dropped
 from streamsql.runtime.operators.session_window import fire_sessions, islands_sql, merge_key
 from streamsql.runtime.operators.window_agg import WindowOperatorBase, _rows_to_table, add_late, rowtimes
-from streamsql.functions import python_functions
 from streamsql.state.layout import ValueFormat, encode_keys, with_key_groups
 
 #: A PARTITION BY key's open sessions with their rows (tagged msgpack).
@@ -59,7 +59,7 @@ def _concat(a: list, b: list) -> list:
 
 
 class SessionTableFunctionOperator(WindowOperatorBase):
-    """Holds each PARTITION BY key's rows per open session; emits them with their window (module docstring).
+    """Holds a PARTITION BY key's rows per open session; emits them with their window (module docstring).
 
     Args:
         spec: a SESSION spec (``gap`` in ms).
@@ -96,7 +96,8 @@ class SessionTableFunctionOperator(WindowOperatorBase):
                          names=[table.schema.names[i] for i in self.key_indices] + ["__t", "__row"])
         islands = query_table(self._con, self._islands_sql, keyed)
         nk = len(self.key_indices)
-        keys = list(zip(*(key_values(islands.column(i)) for i in range(nk)))) if nk else [()] * islands.num_rows
+        n = islands.num_rows
+        keys = list(zip(*(key_values(islands.column(i)) for i in range(nk)))) if nk else [()] * n
         sids = islands.column("__sid").to_pylist()
         times = islands.column("__t").to_pylist()
         order = islands.column("__row").to_pylist()

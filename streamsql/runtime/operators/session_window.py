@@ -111,12 +111,15 @@ def merge_key(fmt: ValueFormat, timers, key: tuple, skey: bytes, old: bytes | No
             ``[start, end, payload]`` (ms, local), sorted by start.
         timers: the operator's :class:`~streamsql.runtime.operators.window_agg.EventTimeTimers`
             (one timer per open session, at its end).
-        key: the key's values; ``skey``: its state key; ``old``: its state value (or None).
+        key: the key's values.
+        skey: the key's state key.
+        old: the key's state value, or None.
         windows: the new windows ``(start, end, payload, rows)`` in the order they merge in.
         wm: the operator's watermark (ms, local), or None.
         merge: ``merge(a, b)``: the payload of two merged sessions (``a`` first, in Flink's merge
             order, :func:`flink_merge_order`).
-        puts / deletes: the state changes are appended there.
+        puts: the state entries written are appended there.
+        deletes: the state keys deleted are appended there.
 
     Returns:
         The number of rows dropped as late: those of a window that has fired
@@ -241,8 +244,9 @@ class SessionWindowAggOperator(WindowAggBase):
         deletes: list = []
         late = 0
         for k, skey, old in zip(keys, state_keys, olds):
-            windows = [(start, end, acc, n) for start, end, acc, n, _ in sorted(by_key[k], key=lambda s: s[4])]
-            late += merge_key(SESSIONS, self.timers, k, skey, old, windows, wm, aggregates.merge, puts, deletes)
+            windows = [w[:4] for w in sorted(by_key[k], key=lambda s: s[4])]  # time (rows: arrival) order
+            late += merge_key(SESSIONS, self.timers, k, skey, old, windows, wm, aggregates.merge, puts,
+                              deletes)
         add_late(self.ctx.metrics, late)
         self.ctx.state.write(puts, deletes)
         return []
