@@ -148,7 +148,8 @@ def test_temporal_and_window_joins_exchange_both_sides_by_their_keys(env):
 def test_session_tvf_rows_are_cut_by_its_partition_by(env):
     """A SESSION TVF read without aggregation keeps rows per PARTITION BY key: exchanged by it (session35)."""
     env.execute_sql("CREATE TABLE ev (k INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' "
-                    f"SECOND) WITH ('connector' = 'kafka', 'topic' = 'session35_ev', {KAFKA}, 'format' = 'json')")
+                    f"SECOND) WITH ('connector' = 'kafka', 'topic' = 'session35_ev', {KAFKA}, "
+                    "'format' = 'json')")
     env.execute_sql(f"CREATE TABLE ses (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = 'o', {KAFKA}, "
                     "'format' = 'json')")
     lines = _stages(env, "INSERT INTO ses SELECT k, v FROM TABLE(SESSION(TABLE ev PARTITION BY k, "
