@@ -404,12 +404,12 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     """Plan a window aggregation (the ``_aggregate`` hook), or None for a plain GROUP BY.
 
     Returns None when ``node`` is not a window TVF, or when GROUP BY lacks window_start or
-    window_end over TUMBLE/HOP/CUMULATE (then it is a plain GroupAggregate over the TVF's rows).
+    window_end, or (SESSION) a PARTITION BY key: then it is a plain GroupAggregate over the TVF's
+    rows, as Flink 2.3 plans it (a SESSION TVF's rows: :class:`SessionTableFunctionNode`).
 
     Raises:
-        SqlError: SESSION without both window columns in GROUP BY; window columns used other
-            than as grouping keys (in WHERE, other keys, aggregate arguments); PARTITION BY keys
-            missing from GROUP BY; an updating input; grouping sets in a SESSION window
+        SqlError: window columns used other than as grouping keys (in WHERE, other keys,
+            aggregate arguments); an updating input; grouping sets in a SESSION window
             aggregation (not supported yet).
 
     ``grouping`` is the GROUP BY's ``(keys, sets)`` when it has GROUPING SETS, ROLLUP or CUBE
@@ -464,10 +464,7 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
         grouping_sets_all = [tuple(at[i] if i in at else window_at[i] for i in s) for s in grouping[1]]
     wkeys = {window.columns[k.name] for k in keys if _is_window_col(k)}
     if not {"window_start", "window_end"} <= wkeys:
-        if tvf_node.spec.kind == "SESSION":
-            planner._fail(group or sel,
-                          "A SESSION window aggregation must GROUP BY window_start, window_end [, keys]")
-        return None
+        return None  # a GroupAggregate over the TVF's rows, as Flink 2.3 (a SESSION's too)
     if grouping is not None and tvf_node.spec.kind == "SESSION":  # Flink 2.3 sessions all rows together there
         construct = next(g for g in group.expressions if isinstance(g, GROUPING_CONSTRUCTS))
         planner._fail(construct, "GROUPING SETS, ROLLUP and CUBE in a SESSION window aggregation are not "
@@ -482,12 +479,8 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
                     "WHERE and non-window GROUP BY keys", _is_window_col)
     if tvf_node.partition_by:
         names = {k.name for k in other if isinstance(k, exp.Column)}
-        if any(not passed_names(window, p) for p in tvf_node.partition_by):
-            return None  # a Calc drops a PARTITION BY key: Flink 2.3's GroupAggregate over the TVF's rows
-        missing = [p for p in tvf_node.partition_by if not passed_names(window, p) & names]
-        if missing:
-            planner._fail(group, f"The SESSION's PARTITION BY keys must be GROUP BY keys too; missing: "
-                                 f"{', '.join(missing)}")
+        if any(not passed_names(window, p) & names for p in tvf_node.partition_by):
+            return None  # Flink 2.3: a GroupAggregate over the TVF's rows (a key dropped or not grouped)
     if tvf_node.spec.kind == "HOP":
         _no_sum_distinct(planner, sel, items)
     wt_type = tvf_node.schema.field("window_time").type
@@ -556,6 +549,9 @@ def _attached_aggregate(planner, sel: exp.Select, items: list[exp.Expression], n
         agg = agg.inputs[0]
     attached = f"win_start=[{start.name}], win_end=[{end.name}]"
     agg.window_text = spec.describe("").replace("time_col=[]", attached)
+    keys_shown = sorted(set().union(*(passed_names(window, p) for p in window.tvf.partition_by)))
+    if keys_shown:  # as Flink 2.3: SESSION(win_start=[..], win_end=[..], gap=[..], partition keys=[k])
+        agg.window_text = agg.window_text[:-1] + f", partition keys=[{', '.join(keys_shown)}])"
     return out, out_scope
 
 
