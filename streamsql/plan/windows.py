@@ -110,6 +110,13 @@ class SessionTableFunctionNode(WindowTableFunctionNode):
 
     stateful: ClassVar[bool] = True
 
+    def describe(self) -> str:
+        """One line for EXPLAIN, as Flink 2.3: ``SESSION(time_col=[ts], gap=[10 s], partition keys=[k])``."""
+        window = self.spec.describe(self.rowtime)
+        if self.partition_by:
+            window = window[:-1] + f", partition keys=[{', '.join(self.partition_by)}])"
+        return f"WindowTableFunction(window=[{window}])"
+
     def key_indices(self) -> list[int]:
         """The input columns of the PARTITION BY key."""
         return [self.inputs[0].schema.get_field_index(p) for p in self.partition_by]

@@ -100,3 +100,19 @@ def test_append_kafka_sink_takes_it(env):
     query = next(q for q in FLINK if "WHERE v > 0) GROUP BY window_start" in q)
     plan = env.execute_sql(f"EXPLAIN INSERT INTO snk {query}").message
     assert "window=[TUMBLE(time_col=[ts], size=[60 s])]" in plan
+
+
+_WINDOWS = Path(__file__).parent / "window_calcs_session_windows_flink.json"
+FLINK_WINDOWS = json.loads(_WINDOWS.read_text()) if _WINDOWS.exists() else {}
+
+
+@pytest.mark.parametrize("query", [q for q in FLINK_WINDOWS if FLINK[q] != "pushed" and not refused_here(q)])
+def test_session_tvf_explain_shows_flinks_windows(env, query):
+    """A SESSION TVF read by an operator (session35): its ``window=[...]`` texts as in Flink 2.3's EXPLAIN.
+
+    StreamSQL prints ``window=[...]`` on the window TVF and the window aggregate (a window-attached
+    one's ``SESSION(win_start=[...], win_end=[...], gap=[...], partition keys=[...])``); each is one
+    of Flink's for the query.
+    """
+    ours = oracle.window_texts(env.execute_sql(f"EXPLAIN {query}").message)
+    assert ours and set(ours) <= set(FLINK_WINDOWS[query])
