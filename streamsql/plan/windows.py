@@ -14,7 +14,8 @@ Plans built here (called from :class:`~streamsql.plan.planner.Planner` by two ho
 
 - :func:`plan_window_tvf` (the ``FROM`` hook): a :class:`WindowTableFunctionNode` over the
   input. Read directly it expands each row by its windows (TUMBLE, HOP, CUMULATE;
-  insert-only).
+  insert-only); a SESSION one (:class:`SessionTableFunctionNode`, keyed by its PARTITION BY)
+  emits each row once its session closes, as Flink's session TVF operator.
 - :func:`plan_window_aggregate` (the ``GROUP BY`` hook): ``GROUP BY window_start, window_end
   [, keys]`` over that node becomes, as Flink's ``WindowAggregate``::
 
