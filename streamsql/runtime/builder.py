@@ -46,7 +46,7 @@ from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode, single_t
 from streamsql.plan.state_signature import state_signatures
 from streamsql.plan.temporal import TemporalJoinNode
 from streamsql.plan.temporal_sort import TemporalSortNode
-from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode
+from streamsql.plan.windows import SessionTableFunctionNode, WindowAggNode, WindowTableFunctionNode
 from streamsql.runtime.collect import CollectNode
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.exchange import ExchangeSinkOperator
@@ -68,6 +68,7 @@ from streamsql.runtime.operators.proctime import ProcessingTimeOperator
 from streamsql.runtime.operators.rank import RankSpec, TopNOperator
 from streamsql.runtime.operators.rank_window import WatermarkRankOperator
 from streamsql.runtime.operators.semi_join import SemiAntiJoinOperator
+from streamsql.runtime.operators.session_tvf import SessionTableFunctionOperator
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
 from streamsql.runtime.operators.sink import SinkOperator, not_null_columns
 from streamsql.runtime.operators.sink_materializer import SinkUpsertMaterializer
@@ -218,6 +219,8 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     plan.GroupAggNode: _group_agg,
     plan.UnionNode: lambda n: UnionOperator(n.schema),
     WindowTableFunctionNode: _window_tvf,
+    SessionTableFunctionNode: lambda n: SessionTableFunctionOperator(
+        n.spec, n.inputs[0].schema.get_field_index(n.rowtime), n.key_indices(), n.inputs[0].schema, n.schema),
     WindowAggNode: _window_agg,
     OverAggNode: _over_agg,
     NonTimeOverAggNode: lambda n: NonTimeOverOperator(n.spec, n.num_keys, n.ts_index, n.aggs,
