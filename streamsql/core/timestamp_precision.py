@@ -82,7 +82,7 @@ def _truncated(expr: str, precision: int, floor: bool) -> str:
 
 
 def floor_ns_sql(expr: str, precision: int, ltz: bool = False) -> str:
-    """DuckDB SQL of the ``TIMESTAMP_NS`` ``expr`` (``TIMESTAMPTZ_NS`` if ``ltz``) cut to ``precision`` digits.
+    """DuckDB SQL of the ``TIMESTAMP_NS`` ``expr`` (``TIMESTAMPTZ_NS`` if ``ltz``) cut to ``precision``.
 
     The type stays (nanoseconds); the digits past ``precision`` (0-9) are dropped toward the past,
     as Flink's ``DateTimeUtils.truncate`` drops the nano-of-millisecond's (precision 4 to 8; a

@@ -9,9 +9,15 @@ back here:
 - ``EXTRACT(NANOSECOND FROM t)``: the nano-of-millisecond is part of it (Flink's
   ``DateTimeUtils.extractFromTimestamp``: ``millis % 1000 * 1_000_000 + nanoOfMillisecond``);
 - ``TIMESTAMPADD(unit, n, t)``: a TIMESTAMP(9) plus whole units keeps its nanoseconds.
+
+``DATE_FORMAT`` with a pattern that writes digits below the microsecond (``S`` seven to nine
+times, ``n``, ``N``), or a pattern that is no literal, is refused over such a value rather than
+written with zeros there.
 """
 
 from __future__ import annotations
+
+import re
 
 from sqlglot import exp
 
@@ -28,6 +34,14 @@ def restore_nanos(call: Call, nanos: list[Arg], out: exp.Expression) -> exp.Expr
 
     ``nanos``: the TIMESTAMP(7..9) arguments as given (nanoseconds); ``call`` has them cut.
     """
+    if call.name.upper() == "DATE_FORMAT" and len(call.args) > 1:
+        pattern = call.args[1].value() if call.args[1].is_literal else None
+        if not isinstance(pattern, str) or re.search(r"S{7}|[nN]", re.sub(r"'[^']*'", "", pattern)):
+            msg = (f"{call.name}: a pattern writing digits below the microsecond (S x 7..9, n, N), or one "
+                   "that "
+                   "is not a literal, is not supported for a TIMESTAMP(7..9) here (Flink writes its "
+                   "nanoseconds); CAST the value to STRING, or the pattern to fewer S")
+            raise call.fail(msg)
     if call.name.upper() == "EXTRACT" and (call.unit or "").upper() == "NANOSECOND":
         return template(f"({{0}} + {_below_micro('{1}')})", Arg(out, None), nanos[0])
     if call.name.upper() == "TIMESTAMPADD":
