@@ -112,7 +112,8 @@ declare_failure(r"Division by zero in expression \((.*)\)\.", lambda m: _by_zero
 declare_failure(r"Could not convert string '(.*)' to ([A-Z0-9_]+(?: WITH TIME ZONE)?)", lambda m: (
     f"CAST('{m.group(1)}' AS {_FLINK_TYPE.get(m.group(2), m.group(2))}) failed: the value is not a valid "
     f"{_FLINK_TYPE.get(m.group(2), m.group(2))} (Flink fails the job too); use TRY_CAST to get NULL instead"))
-declare_failure(r"Could not convert Timestamp to higher precision", lambda m: NANOS_RANGE)
+declare_failure(r"Could not convert Timestamp to higher precision|Timestamp microseconds out of range",
+                lambda m: NANOS_RANGE)
 declare_failure(r'invalid (timestamp|date) field format: "(.*)", expected format', lambda m: (
     f"CAST('{m.group(2)}' AS {m.group(1).upper()}) failed: the value is not a valid {m.group(1).upper()} "
     "(Flink fails the job too); use TRY_CAST to get NULL instead"))
