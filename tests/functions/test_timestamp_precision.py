@@ -1,0 +1,94 @@
+"""Timestamp precision as Flink 2.3: nanoseconds, casts to a precision, the json and csv formats.
+
+``timestamp_precision_flink.json`` is written by ``scripts/flink_timestamp_precision.py`` on PyFlink
+2.3 (zone UTC): each query's changelog with every value CAST to STRING in the query (so no Python
+conversion is involved) or its error; and, per format, one record read into TIMESTAMP(0..9),
+TIMESTAMP_LTZ(0..9) or TIME(0..3) columns from text with more fraction digits than some declare:
+the columns' text, comparisons with literals, the bytes the format writes back. A query Flink
+answers must give the same rows once folded; one Flink refuses must be refused here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from streamsql.core.errors import StreamSQLError
+from tests.runtime.oracle import make_env
+
+FLINK = json.loads(Path(__file__).with_name("timestamp_precision_flink.json").read_text())
+
+#: Queries whose answer still differs from Flink's, and why (docs/types.md, Timestamp precision).
+KNOWN: dict[str, str] = {}
+
+#: Reads (``format|kind|text``) whose answer still differs from Flink's, and why.
+READ_KNOWN: dict[str, str] = {}
+
+
+def _folded(changelog: list[list]) -> Counter:
+    """The rows a changelog ``[kind, value...]`` leaves (+I/+U add a row, -U/-D take it away)."""
+    rows: Counter = Counter()
+    for kind, *values in changelog:
+        rows[tuple(values)] += 1 if kind in ("+I", "+U") else -1
+    return +rows
+
+
+def _ours(env, query: str) -> Counter:
+    return _folded([[kind.short, *(None if v is None else str(v) for v in row)]
+                    for kind, row in env.execute_sql(query).collect(timeout=60)])
+
+
+@pytest.fixture
+def env(tmp_path):
+    e = make_env(tmp_path, settings={"table.local-time-zone": "UTC"})
+    yield e
+    e.close()
+
+
+@pytest.mark.parametrize("query", sorted(FLINK.get("queries", {})))
+def test_query_as_flink(env, query):
+    if query in KNOWN:
+        pytest.xfail(KNOWN[query])
+    answer = FLINK["queries"][query]
+    if "error" in answer:
+        with pytest.raises(StreamSQLError):
+            _ours(env, query)
+        return
+    assert _ours(env, query) == _folded(answer["rows"])
+
+
+@pytest.mark.parametrize("key", sorted(FLINK.get("reads", {})))
+def test_read_and_write_as_flink(tmp_path, key):
+    """One record of a format read into every precision, compared, and written back."""
+    if key in READ_KNOWN:
+        pytest.xfail(READ_KNOWN[key])
+    fmt, kind, _ = key.split("|", 2)
+    answer = FLINK["reads"][key]
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "part-0").write_text(answer["line"] + "\n")
+    columns = FLINK["columns"][kind]
+    names = [c.split(" ")[0] for c in columns]
+    e = make_env(tmp_path, settings={"table.local-time-zone": "UTC"})
+    try:
+        for name, path in (("r", tmp_path / "in"), ("w", tmp_path / "out")):
+            e.execute_sql(f"CREATE TABLE {name} ({', '.join(columns)}) WITH ('connector' = 'filesystem', "
+                          f"'path' = '{path}', 'format' = '{fmt}')")
+        for part, query in (("values", f"SELECT {', '.join(f'CAST({n} AS STRING)' for n in names)} FROM r"),
+                            ("comparisons", f"SELECT {', '.join(FLINK['comparisons'][kind])} FROM r")):
+            if "error" in answer[part]:
+                with pytest.raises(StreamSQLError):
+                    _ours(e, query)
+            else:
+                assert _ours(e, query) == _folded(answer[part]["rows"]), part
+        if "written_error" in answer:
+            with pytest.raises(StreamSQLError):
+                e.execute_sql("INSERT INTO w SELECT * FROM r").wait(60)
+            return
+        e.execute_sql("INSERT INTO w SELECT * FROM r").wait(60)
+        files = [p for p in sorted((tmp_path / "out").rglob("*")) if p.is_file() and not p.name.startswith(".")]
+        assert "".join(p.read_text() for p in files) == answer["written"]
+    finally:
+        e.close()
