@@ -88,7 +88,8 @@ def test_read_and_write_as_flink(tmp_path, key):
                 e.execute_sql("INSERT INTO w SELECT * FROM r").wait(60)
             return
         e.execute_sql("INSERT INTO w SELECT * FROM r").wait(60)
-        files = [p for p in sorted((tmp_path / "out").rglob("*")) if p.is_file() and not p.name.startswith(".")]
+        files = [p for p in sorted((tmp_path / "out").rglob("*"))
+                 if p.is_file() and not p.name.startswith(".")]
         assert "".join(p.read_text() for p in files) == answer["written"]
     finally:
         e.close()
