@@ -50,7 +50,7 @@ def truncate_sql(expr: str, precision: int, floor: bool = False, source: int = 6
         ltz: ``expr`` is an instant (only read when ``source`` is above 6).
     """
     if source > 6 and precision < source:
-        expr = floor_ns_sql(expr, min(precision, 6), ltz)
+        expr = floor_ns_sql(expr, max(precision, 6), ltz)
         if precision < 6:
             expr = f"CAST({expr} AS {'TIMESTAMPTZ' if ltz else 'TIMESTAMP'})"
     if precision >= 6:

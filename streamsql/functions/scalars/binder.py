@@ -432,7 +432,8 @@ def _cast_type(n: exp.Cast) -> SqlType | None:
     except SqlError:
         return None
     if t.name == "TIMESTAMP" and not n.to.expressions and isinstance(n.this, exp.Literal):
-        # TIMESTAMP '... .123' is TIMESTAMP(3) in Flink: the literal's fraction digits.
+        # TIMESTAMP '... .123' is TIMESTAMP(3) in Flink: the literal's fraction digits, at most 9
+        # (TIMESTAMP '... .9999999995' is a TIMESTAMP(9) of .999999999: scripts/flink_timestamp_precision.py)
         frac = n.this.this.partition(".")[2] if "." in n.this.this else ""
-        return SqlType("TIMESTAMP", len(frac))
+        return SqlType("TIMESTAMP", min(len(frac), 9))
     return t
