@@ -225,10 +225,10 @@ def os_error_text(e: BaseException) -> str:
 #: A TIMESTAMP(7..9) value met a part of the engine that holds values as Python objects (docs/types.md).
 NANOS_AS_PYTHON = (
     "A TIMESTAMP(7..9) or TIMESTAMP_LTZ(7..9) value with digits below the microsecond reached a part of "
-    "StreamSQL that holds values as Python objects (a retracting MIN/MAX, ARRAY_AGG, Top-N, an OVER "
-    "window, a join's or MATCH_RECOGNIZE's state, a Python function, collect()): not supported there, "
-    "the job fails rather than drop the nanoseconds (Flink keeps them); CAST the value to TIMESTAMP(6) "
-    "before it, or to STRING to collect it")
+    "StreamSQL that holds values as Python objects (COUNT(DISTINCT), a retracting MIN/MAX, ARRAY_AGG, "
+    "Top-N, an OVER window, a join's or MATCH_RECOGNIZE's state, a Python function): not supported "
+    "there, the job fails rather than drop the nanoseconds (Flink keeps them); CAST the value to "
+    "TIMESTAMP(6) or STRING before it")
 
 
 def user_text(e: BaseException) -> str:

@@ -25,8 +25,8 @@ def _queries_with(*parts: str) -> list[str]:
     return [q for q in FLINK.get("queries", {}) if all(p in q for p in parts)]
 
 
-_PYTHON_STATE = ("a TIMESTAMP(9) value reaches an operator holding Python objects (a retracting MIN / "
-                 "MAX): the job fails saying so, where Flink keeps the nanoseconds (docs/types.md)")
+_PYTHON_STATE = ("a TIMESTAMP(9) value reaches an operator holding Python objects (COUNT(DISTINCT)): "
+                 "the job fails saying so, where Flink keeps the nanoseconds (docs/types.md)")
 #: Queries whose answer still differs from Flink's, and why (docs/types.md, Timestamp precision).
 KNOWN: dict[str, str] = {
     **dict.fromkeys(_queries_with("CAST(CAST(a AS TIMESTAMP(0))"),
@@ -39,7 +39,7 @@ KNOWN: dict[str, str] = {
     **dict.fromkeys(_queries_with("TIMESTAMP '2024-12-31 23:59:59.9999999995'"),
                     "a TIMESTAMP literal of ten fraction digits: Flink cuts it to nine; refused here "
                     "(as CAST of such text, which Flink refuses too)"),
-    **dict.fromkeys(_queries_with("MIN(b)"), _PYTHON_STATE),
+    **dict.fromkeys(_queries_with("COUNT(DISTINCT b)"), _PYTHON_STATE),
     **dict.fromkeys(_queries_with("DATE_FORMAT(a, 'yyyy-MM-dd HH:mm:ss.SSSSSSSSS')"),
                     "DATE_FORMAT writing digits below the microsecond of a TIMESTAMP(9) is refused here"),
     **dict.fromkeys(_queries_with("TO_TIMESTAMP('2024-01-01 10:00:00.123456789', 'yyyy-MM-dd HH:mm:ss.S"),
@@ -122,3 +122,24 @@ def test_read_and_write_as_flink(tmp_path, key):
         assert "".join(p.read_text() for p in files) == answer["written"]
     finally:
         e.close()
+
+
+_V9 = ("(VALUES (1, CAST('2024-01-01 10:00:00.123456789' AS TIMESTAMP(9))), "
+       "(1, CAST('2024-01-01 10:00:00.123456788' AS TIMESTAMP(9)))) AS v(k, b)")
+
+
+@pytest.mark.parametrize(("query", "message"), [
+    # Flink holds the years 0000..9999; nanoseconds in an int64 reach 1677..2262
+    ("SELECT CAST(CAST('9999-12-31 23:59:59.999999999' AS TIMESTAMP(9)) AS STRING)", "years 1677..2262"),
+    # COUNT(DISTINCT) holds Python objects: the job fails rather than drop the nanoseconds
+    (f"SELECT k, COUNT(DISTINCT b) FROM {_V9} GROUP BY k", "holds values as Python objects"),
+])
+def test_nanoseconds_refused_where_not_held(env, query, message):
+    """Where a TIMESTAMP(9) cannot keep its nanoseconds here, the job fails saying so (never cut)."""
+    with pytest.raises(StreamSQLError, match=message):
+        _ours(env, query)
+
+
+def test_date_format_of_nanoseconds_refused_at_its_position(env):
+    with pytest.raises(StreamSQLError, match=r"DATE_FORMAT: .*below the microsecond.*line 1, column 11"):
+        _ours(env, f"SELECT k, DATE_FORMAT(b, 'HH:mm:ss.SSSSSSS') FROM {_V9}")
