@@ -36,9 +36,6 @@ KNOWN: dict[str, str] = {
     **dict.fromkeys(_queries_with("CAST(CAST(a AS TIME(3))"),
                     "Flink's TIME of a timestamp before 1970 is negative milliseconds (00:00:00.999 for "
                     "1969-12-31 23:59:59.999999999); 23:59:59.999 here (docs/types.md, TIME differences)"),
-    **dict.fromkeys(_queries_with("TIMESTAMP '2024-12-31 23:59:59.9999999995'"),
-                    "a TIMESTAMP literal of ten fraction digits: Flink cuts it to nine; refused here "
-                    "(as CAST of such text, which Flink refuses too)"),
     **dict.fromkeys(_queries_with("COUNT(DISTINCT b)"), _PYTHON_STATE),
     **dict.fromkeys(_queries_with("DATE_FORMAT(a, 'yyyy-MM-dd HH:mm:ss.SSSSSSSSS')"),
                     "DATE_FORMAT writing digits below the microsecond of a TIMESTAMP(9) is refused here"),

@@ -35,6 +35,8 @@ precision (Flink's parser gives ``'99999999.995'`` as 100000000.00 in a DECIMAL(
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_time_sql
@@ -94,7 +96,12 @@ def cast_string(n: exp.Cast | exp.TryCast, target: SqlType) -> exp.Expression:
         bad = fail_sql(f"'CAST(''' || {{0}} || ''' AS {flink}) failed: the value {why} "
                        "(Flink fails the job too); use TRY_CAST to get NULL instead'")
     literal = isinstance(n.this, exp.Literal)
-    out = template(read_text(target, bad), f"({n.this.sql(dialect='duckdb')})")
+    text = n.this.sql(dialect="duckdb")
+    if literal and "safe" not in n.args and target.name == "TIMESTAMP":
+        # TIMESTAMP '... .9999999995' (as written: sqlglot's CAST of it has no ``safe``): Calcite's
+        # literal keeps nine fraction digits (scripts/flink_timestamp_precision.py)
+        text = re.sub(r"(\.[0-9]{9})[0-9]+'$", r"\1'", text)
+    out = template(read_text(target, bad), f"({text})")
     out.meta[FROM_TEXT] = "literal" if literal else "text"
     return out
 
