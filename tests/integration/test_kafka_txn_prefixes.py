@@ -28,12 +28,15 @@ from tests.integration.test_flights import fold_upserts, read_committed
 ROWS = 3000
 ROOT = str(Path(__file__).resolve().parents[2])
 
-#: The job: runs with argv ``chk state src out_a out_b bootstrap name prefix_a prefix_b``.
+#: The job: runs with argv ``chk state src out_a out_b out_c bootstrap name prefix_a prefix_b prefix_c
+#: [parallelism]``. Topics a and c take filters (at parallelism 2 both in the first stage's tasks,
+#: with the exchange), b a GROUP BY (the second stage's).
 SCRIPT = """
 import sys
 from streamsql.environment import StreamEnvironment
-chk, state, src, out_a, out_b, bootstrap, name, pa, pb = sys.argv[1:]
+chk, state, src, out_a, out_b, out_c, bootstrap, name, pa, pb, pc = sys.argv[1:12]
 env = StreamEnvironment({"pipeline.name": name, "execution.checkpointing.interval": "200 ms",
+                         "parallelism.default": (sys.argv[12:] or ["1"])[0],
                          "execution.batch-size": "25", "execution.checkpointing.dir": chk,
                          "state.dir": state, "restart-strategy.type": "none"})
 env.execute_sql(f'''CREATE TABLE src (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{src}',
@@ -42,6 +45,9 @@ env.execute_sql(f'''CREATE TABLE src (k INT, v INT) WITH ('connector' = 'kafka',
 env.execute_sql(f'''CREATE TABLE a (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{out_a}',
     'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
     'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pa}')''')
+env.execute_sql(f'''CREATE TABLE c (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{out_c}',
+    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
+    'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pc}')''')
 env.execute_sql(f'''CREATE TABLE b (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
     'connector' = 'upsert-kafka', 'topic' = '{out_b}', 'properties.bootstrap.servers' = '{bootstrap}',
     'key.format' = 'json', 'value.format' = 'json', 'sink.delivery-guarantee' = 'exactly-once',
@@ -49,6 +55,7 @@ env.execute_sql(f'''CREATE TABLE b (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) N
 job = env.execute_sql('''EXECUTE STATEMENT SET BEGIN
     INSERT INTO a SELECT k, v FROM src WHERE MOD(v, 3) = 0;
     INSERT INTO b SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
+    INSERT INTO c SELECT k, v FROM src WHERE MOD(v, 3) = 1;
 END''').job
 print("STATUS", job.wait(300), "RESTORED", job.runner.restored_from, flush=True)
 """
@@ -58,20 +65,23 @@ def _rows() -> list[tuple[int, int]]:
     return [(i % 17, i * 7 % 1000) for i in range(ROWS)]
 
 
-def _expected() -> tuple[Counter, dict]:
-    """DuckDB's answers over the input: topic a's rows (a multiset) and topic b's final table."""
+def _expected() -> tuple[Counter, dict, Counter]:
+    """DuckDB's answers over the input: topic a's and c's rows (multisets), topic b's final table."""
     con = duckdb.connect()
     con.execute("CREATE TABLE src (k INTEGER, v INTEGER)")
     con.executemany("INSERT INTO src VALUES (?, ?)", _rows())
     a = Counter(con.execute("SELECT k, v FROM src WHERE v % 3 = 0").fetchall())
     b = {(k,): {"k": k, "c": c, "s": s}
          for k, c, s in con.execute("SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k").fetchall()}
-    return a, b
+    c = Counter(con.execute("SELECT k, v FROM src WHERE v % 3 = 1").fetchall())
+    return a, b, c
 
 
-def _got(bootstrap: str, out_a: str, out_b: str) -> tuple[Counter, dict]:
-    a = Counter((r["k"], r["v"]) for r in (orjson.loads(v) for _, v in read_committed(bootstrap, out_a)))
-    return a, fold_upserts(read_committed(bootstrap, out_b))
+def _got(bootstrap: str, out_a: str, out_b: str, out_c: str) -> tuple[Counter, dict, Counter]:
+    def rows(topic: str) -> Counter:
+        return Counter((r["k"], r["v"]) for r in (orjson.loads(v) for _, v in read_committed(bootstrap, topic)))
+
+    return rows(out_a), fold_upserts(read_committed(bootstrap, out_b)), rows(out_c)
 
 
 def _committed_checkpoint(bootstrap: str, transactional_id: str) -> int:
@@ -87,15 +97,15 @@ def _committed_checkpoint(bootstrap: str, transactional_id: str) -> int:
 @pytest.fixture
 def job_args(kafka_bootstrap, kafka_topic_factory, tmp_path):
     src = kafka_topic_factory("txn35_src", partitions=3)
-    out_a, out_b = kafka_topic_factory("txn35_a"), kafka_topic_factory("txn35_b")
+    out_a, out_b, out_c = (kafka_topic_factory(f"txn35_{x}") for x in "abc")
     p = Producer({"bootstrap.servers": kafka_bootstrap, "enable.idempotence": True})
     for i, (k, v) in enumerate(_rows()):
         p.produce(src, orjson.dumps({"k": k, "v": v}), partition=i % 3)
     p.flush(30)
     tag = uuid.uuid4().hex[:8]
-    # given in the reverse of their sorted order: the id sorts them
-    return [str(tmp_path / "chk"), str(tmp_path / "state"), src, out_a, out_b, kafka_bootstrap,
-            f"txn35-{tag}", f"txn35b-{tag}", f"txn35a-{tag}"]
+    # given out of their sorted order: the id sorts them
+    return [str(tmp_path / "chk"), str(tmp_path / "state"), src, out_a, out_b, out_c, kafka_bootstrap,
+            f"txn35-{tag}", f"txn35b-{tag}", f"txn35c-{tag}", f"txn35a-{tag}"]
 
 
 def _run(args: list[str], fault: str | None = None) -> subprocess.CompletedProcess:
@@ -110,12 +120,12 @@ def _run(args: list[str], fault: str | None = None) -> subprocess.CompletedProce
 def test_sinks_with_different_prefixes_run_as_one_transaction(job_args, kafka_bootstrap):
     run = _run(job_args)
     assert run.returncode == 0 and "STATUS FINISHED" in run.stdout, run.stderr[-3000:]
-    assert _got(kafka_bootstrap, *job_args[3:5]) == _expected()
-    name, pa, pb = job_args[6:]
-    # one commit point, under the joined id; none under either sink's own prefix
-    assert _committed_checkpoint(kafka_bootstrap, f"{pb}+{pa}-{name}-0") > 0
-    assert _committed_checkpoint(kafka_bootstrap, f"{pa}-{name}-0") < 0
-    assert _committed_checkpoint(kafka_bootstrap, f"{pb}-{name}-0") < 0
+    assert _got(kafka_bootstrap, *job_args[3:6]) == _expected()
+    name, pa, pb, pc = job_args[7:]
+    # one commit point, under the joined id; none under a sink's own prefix
+    assert _committed_checkpoint(kafka_bootstrap, f"{pc}+{pa}+{pb}-{name}-0") > 0
+    for prefix in (pa, pb, pc):
+        assert _committed_checkpoint(kafka_bootstrap, f"{prefix}-{name}-0") < 0
 
 
 @pytest.mark.parametrize("point", ["after_snapshot_before_commit:3", "during_commit:2"])
@@ -125,4 +135,13 @@ def test_killed_inside_a_checkpoint_resumes_without_loss_or_duplicates(job_args,
     again = _run(job_args)
     assert again.returncode == 0 and "STATUS FINISHED" in again.stdout, again.stderr[-3000:]
     assert "RESTORED None" not in again.stdout  # resumed a checkpoint committed under the joined id
-    assert _got(kafka_bootstrap, *job_args[3:5]) == _expected()
+    assert _got(kafka_bootstrap, *job_args[3:6]) == _expected()
+
+
+def test_a_parallel_statement_set_with_different_prefixes_runs(job_args, kafka_bootstrap):
+    """At parallelism 2 (the filter's stage writes topic a and the exchange, the GROUP BY's topic
+    b): each task's transaction takes its sinks' and exchanges' prefixes, and the finished job's
+    clean-up fences and checks those ids (it refused nothing, deleted its exchanges)."""
+    run = _run([*job_args, "2"])
+    assert run.returncode == 0 and "STATUS FINISHED" in run.stdout, run.stderr[-3000:]
+    assert _got(kafka_bootstrap, *job_args[3:6]) == _expected()
