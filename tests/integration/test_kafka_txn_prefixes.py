@@ -21,8 +21,8 @@ import duckdb
 import orjson
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient
 
-from streamsql.connectors.kafka.transactions import DEFAULT_PROGRESS_TOPIC
 from tests.integration.test_flights import fold_upserts, read_committed
 
 ROWS = 3000
@@ -44,14 +44,16 @@ env.execute_sql(f'''CREATE TABLE src (k INT, v INT) WITH ('connector' = 'kafka',
     'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset')''')
 env.execute_sql(f'''CREATE TABLE a (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{out_a}',
     'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
-    'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pa}')''')
+    'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pa}',
+    'sink.progress-topic' = '{name}_progress')''')
 env.execute_sql(f'''CREATE TABLE c (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{out_c}',
     'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
-    'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pc}')''')
+    'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pc}',
+    'sink.progress-topic' = '{name}_progress')''')
 env.execute_sql(f'''CREATE TABLE b (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
     'connector' = 'upsert-kafka', 'topic' = '{out_b}', 'properties.bootstrap.servers' = '{bootstrap}',
     'key.format' = 'json', 'value.format' = 'json', 'sink.delivery-guarantee' = 'exactly-once',
-    'sink.transactional-id-prefix' = '{pb}')''')
+    'sink.transactional-id-prefix' = '{pb}', 'sink.progress-topic' = '{name}_progress')''')
 job = env.execute_sql('''EXECUTE STATEMENT SET BEGIN
     INSERT INTO a SELECT k, v FROM src WHERE MOD(v, 3) = 0;
     INSERT INTO b SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
@@ -84,14 +86,19 @@ def _got(bootstrap: str, out_a: str, out_b: str, out_c: str) -> tuple[Counter, d
     return rows(out_a), fold_upserts(read_committed(bootstrap, out_b)), rows(out_c)
 
 
-def _committed_checkpoint(bootstrap: str, transactional_id: str) -> int:
+def _committed_checkpoint(bootstrap: str, name: str, transactional_id: str) -> int:
     """The progress group's committed offset: the last checkpoint committed under the id (-1001: none)."""
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"{transactional_id}-progress",
                   "enable.auto.commit": False})
     try:
-        return c.committed([TopicPartition(DEFAULT_PROGRESS_TOPIC, 0)], timeout=10)[0].offset
+        return c.committed([TopicPartition(f"{name}_progress", 0)], timeout=10)[0].offset
     finally:
         c.close()
+
+
+def _marker_ids(bootstrap: str, name: str) -> set[str]:
+    """The transactional ids the job's commit markers name (its progress topic's records)."""
+    return {orjson.loads(v)["transactional_id"] for _, v in read_committed(bootstrap, f"{name}_progress")}
 
 
 @pytest.fixture
@@ -104,8 +111,9 @@ def job_args(kafka_bootstrap, kafka_topic_factory, tmp_path):
     p.flush(30)
     tag = uuid.uuid4().hex[:8]
     # given out of their sorted order: the id sorts them
-    return [str(tmp_path / "chk"), str(tmp_path / "state"), src, out_a, out_b, out_c, kafka_bootstrap,
-            f"txn35-{tag}", f"txn35b-{tag}", f"txn35c-{tag}", f"txn35a-{tag}"]
+    yield [str(tmp_path / "chk"), str(tmp_path / "state"), src, out_a, out_b, out_c, kafka_bootstrap,
+           f"txn35-{tag}", f"txn35b-{tag}", f"txn35c-{tag}", f"txn35a-{tag}"]
+    AdminClient({"bootstrap.servers": kafka_bootstrap}).delete_topics([f"txn35-{tag}_progress"])
 
 
 def _run(args: list[str], fault: str | None = None) -> subprocess.CompletedProcess:
@@ -123,9 +131,10 @@ def test_sinks_with_different_prefixes_run_as_one_transaction(job_args, kafka_bo
     assert _got(kafka_bootstrap, *job_args[3:6]) == _expected()
     name, pa, pb, pc = job_args[7:]
     # one commit point, under the joined id; none under a sink's own prefix
-    assert _committed_checkpoint(kafka_bootstrap, f"{pc}+{pa}+{pb}-{name}-0") > 0
+    assert _committed_checkpoint(kafka_bootstrap, name, f"{pc}+{pa}+{pb}-{name}-0") > 0
     for prefix in (pa, pb, pc):
-        assert _committed_checkpoint(kafka_bootstrap, f"{prefix}-{name}-0") < 0
+        assert _committed_checkpoint(kafka_bootstrap, name, f"{prefix}-{name}-0") < 0
+    assert _marker_ids(kafka_bootstrap, name) == {f"{pc}+{pa}+{pb}-{name}-0"}
 
 
 @pytest.mark.parametrize("point", ["after_snapshot_before_commit:3", "during_commit:2"])
@@ -145,3 +154,12 @@ def test_a_parallel_statement_set_with_different_prefixes_runs(job_args, kafka_b
     run = _run([*job_args, "2"])
     assert run.returncode == 0 and "STATUS FINISHED" in run.stdout, run.stderr[-3000:]
     assert _got(kafka_bootstrap, *job_args[3:6]) == _expected()
+    name, pa, pb, pc = job_args[7:]
+    # the first stage's tasks write a, c and the exchange (which takes one of their prefixes), the
+    # second's b: their transactions joined the first's prefixes, the second's is b's own
+    ids = _marker_ids(kafka_bootstrap, name)
+    first = {i.rsplit(f"-{name}-", 1)[0] for i in ids if i.endswith(("-0-0", "-0-1"))}
+    assert len(first) == 1 and set(first.pop().split("+")) == {pa, pc}
+    assert {i for i in ids if i.endswith(("-1-0", "-1-1"))} == {f"{pb}-{name}-1-0", f"{pb}-{name}-1-1"}
+    # the finished job deleted every task's progress group, the joined ids' too
+    assert [i for i in ids if _committed_checkpoint(kafka_bootstrap, name, i) >= 0] == []
