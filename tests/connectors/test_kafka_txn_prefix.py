@@ -12,6 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX, KafkaTransactions, transaction_prefix
+
 from streamsql.core.connector import TaskResources
 from streamsql.core.errors import JobSetupError
 

@@ -81,7 +81,8 @@ def _expected() -> tuple[Counter, dict, Counter]:
 
 def _got(bootstrap: str, out_a: str, out_b: str, out_c: str) -> tuple[Counter, dict, Counter]:
     def rows(topic: str) -> Counter:
-        return Counter((r["k"], r["v"]) for r in (orjson.loads(v) for _, v in read_committed(bootstrap, topic)))
+        records = (orjson.loads(v) for _, v in read_committed(bootstrap, topic))
+        return Counter((r["k"], r["v"]) for r in records)
 
     return rows(out_a), fold_upserts(read_committed(bootstrap, out_b)), rows(out_c)
 
