@@ -138,11 +138,13 @@ def test_sinks_with_different_prefixes_run_as_one_transaction(job_args, kafka_bo
     assert _marker_ids(kafka_bootstrap, name) == {f"{pc}+{pa}+{pb}-{name}-0"}
 
 
-@pytest.mark.parametrize("point", ["after_snapshot_before_commit:3", "during_commit:2"])
-def test_killed_inside_a_checkpoint_resumes_without_loss_or_duplicates(job_args, kafka_bootstrap, point):
-    first = _run(job_args, point)
+@pytest.mark.parametrize(("point", "parallelism"), [("after_snapshot_before_commit:3", "1"),
+                                                   ("during_commit:2", "1"), ("during_commit:3", "2")])
+def test_killed_inside_a_checkpoint_resumes_without_loss_or_duplicates(job_args, kafka_bootstrap, point,
+                                                                       parallelism):
+    first = _run([*job_args, parallelism], point)
     assert first.returncode == 137, (first.stdout, first.stderr[-3000:])  # died at the fault point
-    again = _run(job_args)
+    again = _run([*job_args, parallelism])
     assert again.returncode == 0 and "STATUS FINISHED" in again.stdout, again.stderr[-3000:]
     assert "RESTORED None" not in again.stdout  # resumed a checkpoint committed under the joined id
     assert _got(kafka_bootstrap, *job_args[3:6]) == _expected()
