@@ -164,7 +164,7 @@ class OptionError(StatementError, ConfigError):
 class JobSetupError(ConfigError):
     """Options of one job that cannot run together, found as the job starts.
 
-    E.g. exactly-once Kafka sinks with different ``'sink.transactional-id-prefix'`` values:
+    E.g. exactly-once Kafka sinks (one transaction) with different ``'sink.progress-topic'`` values:
     restarting cannot help, so the job fails at once instead of under its restart strategy.
     """
 
