@@ -1,10 +1,10 @@
 """Record Apache Flink 2.3's answers for the JSON path grid (``tests/functions/json_path_grid.py``).
 
-Each expression runs over its input table (``jgrid``, ``jfgrid``: the path a column, every
-document with every path; ``jdocs``, ``jfdocs``: a literal path; the ``f`` tables are the filter
-and function grid) as ``SELECT id, e0, e1, ... FROM t`` in PyFlink's local
-mini-cluster; a group that fails (at planning or in its job) is halved until the failing
-expression runs alone. Writes ``tests/functions/flink_json_paths.json``::
+Each expression runs over its input table (``jgrid``, ``jfgrid``, ``jsgrid``: the path a column,
+every document with every path; ``jdocs``, ``jfdocs``, ``jsdocs``: a literal path; the ``f``
+tables are the filter and function grid, the ``s`` ones the deep scan grid) as ``SELECT id, e0,
+e1, ... FROM t`` in PyFlink's local mini-cluster; a group that fails (at planning or in its job) is
+halved until the failing expression runs alone. Writes ``tests/functions/flink_json_paths.json``::
 
     {expr: {"table", "type", "rows": {id: value}} | {"table", "refused": Flink's error}
            | {"table", "type", "error": Flink's job failure}}
@@ -14,7 +14,7 @@ Usage (serialized with other Flink users)::
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_json_paths.py [TEXT ...]
 
 With arguments, only the expressions containing one of them are recorded and merged into the
-file (``fdoc``: the filter and function grid).
+file (``fdoc``: the filter and function grid; ``sdoc``: the deep scan grid).
 """
 
 from __future__ import annotations
@@ -107,10 +107,14 @@ def main() -> int:
     (folder / "fdocs.json").write_text(g.json_lines(g.fdoc_rows(), ("id", "fdoc")), encoding="utf-8")
     t.execute_sql(g.ddl("jfgrid", str(folder / "fgrid.json")))
     t.execute_sql(g.ddl("jfdocs", str(folder / "fdocs.json")))
+    (folder / "sgrid.json").write_text(g.json_lines(g.sgrid_rows(), ("id", "sdoc", "sp")), encoding="utf-8")
+    (folder / "sdocs.json").write_text(g.json_lines(g.sdoc_rows(), ("id", "sdoc")), encoding="utf-8")
+    t.execute_sql(g.ddl("jsgrid", str(folder / "sgrid.json")))
+    t.execute_sql(g.ddl("jsdocs", str(folder / "sdocs.json")))
     out: dict = {}
     only = sys.argv[1:]
     for table, exprs in (("jgrid", g.GRID_EXPRS), ("jdocs", g.DOC_EXPRS), ("jfgrid", g.FGRID_EXPRS),
-                         ("jfdocs", g.FDOC_EXPRS)):
+                         ("jfdocs", g.FDOC_EXPRS), ("jsgrid", g.SGRID_EXPRS), ("jsdocs", g.SDOC_EXPRS)):
         chosen = [e for e in exprs if not only or any(o in e for o in only)]
         for at in range(0, len(chosen), CHUNK):
             _answer(t, table, chosen[at:at + CHUNK], out)

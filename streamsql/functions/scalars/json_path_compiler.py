@@ -294,20 +294,11 @@ def _tokens(text: str) -> tuple:
             _fail(f"Could not parse token starting at position {pos}")
         tokens.append(("member", text[pos:end]))
         pos = end
-    if tokens and tokens[0][0] == "scan" and tokens[-1][0] == "function" and len(tokens) > 2:
-        # Jayway's invertScannerFunctionRelationship: $..a.f() is $.f($..a)
+    if tokens and tokens[0][0] == "scan" and tokens[-1][0] == "function":
+        # Jayway's invertScannerFunctionRelationship: $..a.f() is $.f($..a) ($..f(): $.f($..))
         scanned = tuple(tokens[:-1])
-        _check_scans(text, scanned)
         return (("function", tokens[-1][1], (("path", scanned, _definite(scanned)),)),)
-    _check_scans(text, tokens)
     return tuple(tokens)
-
-
-def _check_scans(text: str, tokens) -> None:
-    """A scan is evaluated before a member or a filter (Jayway's other scan targets are not)."""
-    for n, t in enumerate(tokens):
-        if t[0] == "scan" and (n + 1 == len(tokens) or tokens[n + 1][0] not in ("member", "filter")):
-            raise Unsupported(text)
 
 
 @lru_cache(maxsize=4096)  # a path column holds few distinct paths: each compiled once
