@@ -12,7 +12,9 @@ Writes ``tests/runtime/proctime_sort_flink.json``, ``{scenario: record}``; a rec
 ``flink_error``, and ``runs``: the rows of each run (``[kind, cell, ...]``), so an outcome that
 depends on the timing shows its variants. ``bounded`` scenarios read a filesystem table of
 :data:`ROWS`; ``kafka`` ones an unbounded Kafka topic written before the job starts, read until
-every row came (then the job is cancelled). ``tests/runtime/test_proctime_sort.py`` compares::
+every row came (then the job is cancelled). ``tests/runtime/test_proctime_sort.py`` compares. The
+topics are written by the project's venv (``flink_session.run_client``: ``CLIENT_PYTHON`` names
+another, e.g. from a worktree without its own ``.venv``)::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_proctime_sort.py [SCENARIO ...]
 """
@@ -52,7 +54,7 @@ SCENARIOS = [
      "query": "SELECT id, k, v FROM ev ORDER BY pt, k DESC NULLS FIRST, v"},
     {"name": "kafka_hidden_key", "source": "kafka", "query": "SELECT id FROM ev ORDER BY pt, v DESC"},
 ]
-RUNS = 3
+RUNS = 4
 
 
 def _env(scenario: dict, folder: Path):

@@ -18,7 +18,8 @@ same operator).
 
 Refused as Flink refuses them ("Sort on a non-time-attribute field is not supported", checked on
 PyFlink 2.3): a first key that is not a time attribute (any other column, a time attribute DESC,
-one an aggregation materialized), or a time attribute of an updating input.
+one an aggregation materialized); a time attribute of an updating input in Flink's words too
+("StreamPhysicalTemporalSort doesn't support consuming update and delete changes").
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def plan_temporal_sort(planner, sel: exp.Select, where: str) -> PlanNode:
     Raises:
         SqlError: in a view's query (Flink keeps or drops it depending on the reader: not done).
         NotTemporalSortError: at the first ORDER BY item when it is not an ascending time
-            attribute (event or processing time) of an insert-only input (Flink's words).
+            attribute (event or processing time), or the input is updating (Flink's words).
     """
     order = sel.args["order"]
     if where == "view":
@@ -111,7 +112,13 @@ def plan_temporal_sort(planner, sel: exp.Select, where: str) -> PlanNode:
     first = order.expressions[0]
     name = node.schema.names[cols[0]]
     proctime = is_proctime(node, name)
-    if node.mode != INSERT_ONLY or descending[0] or not (proctime or name in time_attributes(node)):
+    timed = not descending[0] and (proctime or name in time_attributes(node))
+    if timed and node.mode != INSERT_ONLY:  # Flink 2.3's words (scripts/flink_proctime_sort.py)
+        planner._fail(first, "StreamPhysicalTemporalSort doesn't support consuming update and delete "
+                             "changes: "
+                             "ORDER BY a time attribute without LIMIT sorts an insert-only input only; add "
+                             "LIMIT n for a Top-N (docs/ranking.md)", NotTemporalSortError)
+    if not timed:
         planner._fail(first, "Sort on a non-time-attribute field is not supported: ORDER BY without LIMIT on "
                              "a stream must start with an ascending time attribute (Flink's temporal "
                              "sort); add LIMIT n for a Top-N (docs/ranking.md); the shell's prompt prints a "

@@ -44,7 +44,8 @@ class Clock:
 def _batch(rows):
     ids, ks = zip(*rows)
     pt = pa.array([0] * len(rows), pa.int64()).cast(pa.timestamp("ms", tz="UTC"))  # overwritten on arrival
-    return Batch(pa.Table.from_arrays([pa.array(ids, pa.int32()), pa.array(ks, pa.string()), pt], schema=SCHEMA))
+    arrays = [pa.array(ids, pa.int32()), pa.array(ks, pa.string()), pt]
+    return Batch(pa.Table.from_arrays(arrays, schema=SCHEMA))
 
 
 def _ids(elements):
@@ -84,8 +85,8 @@ def test_with_no_other_key_rows_go_on_in_arrival_order(tmp_path):
 def _env(tmp_path, source: str, kafka_bootstrap=None, topic=None):
     env = make_env(tmp_path)
     if source == "kafka":
-        env.execute_sql(f"CREATE TABLE ev ({FLINK['columns']}) WITH ('connector' = 'kafka', 'topic' = '{topic}', "
-                        f"'properties.bootstrap.servers' = '{kafka_bootstrap}', "
+        env.execute_sql(f"CREATE TABLE ev ({FLINK['columns']}) WITH ('connector' = 'kafka', "
+                        f"'topic' = '{topic}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', "
                         "'scan.startup.mode' = 'earliest-offset', 'format' = 'json')")
         return env
     rows, fmt, key = (FLINK["changes"], "debezium-json", ", PRIMARY KEY (id) NOT ENFORCED") \
