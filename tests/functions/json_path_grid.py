@@ -163,6 +163,16 @@ SCANS = ["$..*", "$..[*]", "$..[0]", "$..[-1]", "$..[0,1]", "$..[1:]", "$..[:1]"
          "$..*.length()", "$..[0].length()", "$.a..[0]", "$..b..[0]", "$..b.*", "$..*..c", "$..[1:].b",
          "$.a..length()", "$.a..*"]
 SPATHS = [p for b in SCANS for p in (b, "lax " + b, "strict " + b)] + [None]
+#: Scans whose answer in Flink 2.3 depends on the rows evaluated before them (state Jayway keeps in
+#: the cached path): refused here (tests/functions/test_planning.py), so out of the grid (their
+#: rows keep their ids).
+STATEFUL_SCANS = ("$..*.b", "$..[*].b", "$..length()", "$..*.length()", "$..[0].length()")
+
+
+def _stateful(path: str | None) -> bool:
+    return path is not None and path.split()[-1] in STATEFUL_SCANS
+
+
 _SP = "sp"
 SGRID_EXPRS = [
     f"JSON_VALUE(sdoc, {_SP})",
@@ -173,7 +183,7 @@ SGRID_EXPRS = [
     f"JSON_QUERY(sdoc, {_SP} EMPTY ARRAY ON EMPTY EMPTY OBJECT ON ERROR)",
     f"JSON_QUERY(sdoc, {_SP} RETURNING ARRAY<STRING>)",
 ]
-SDOC_EXPRS = [f"JSON_EXISTS(sdoc, {_lit(p)}{tail})" for p in SPATHS if p is not None
+SDOC_EXPRS = [f"JSON_EXISTS(sdoc, {_lit(p)}{tail})" for p in SPATHS if p is not None and not _stateful(p)
               for tail in ("", " TRUE ON ERROR")]
 
 
@@ -199,7 +209,8 @@ def fdoc_rows() -> list[tuple]:
 
 def sgrid_rows() -> list[tuple]:
     """``jsgrid``'s rows: (id, sdoc, sp), every scan grid document with every path."""
-    return [(n * 1000 + m, d, p) for n, d in enumerate(SDOCS) for m, p in enumerate(SPATHS)]
+    return [(n * 1000 + m, d, p) for n, d in enumerate(SDOCS) for m, p in enumerate(SPATHS)
+            if not _stateful(p)]
 
 
 def sdoc_rows() -> list[tuple]:

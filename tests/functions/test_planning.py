@@ -79,6 +79,10 @@ def refused(env, sql: str) -> SqlError:
      "No match found for function signature MIN_BY(<CHARACTER>, <NUMERIC>)", 11),
     ("SELECT s, STRING_AGG(s, ',') FROM t GROUP BY s", "Incorrect syntax near the keyword 'STRING_AGG'", 11),
     ("SELECT GROUP_CONCAT(s) FROM t", "Incorrect syntax near the keyword 'GROUP_CONCAT'", 8),
+    # a path whose answer in Flink 2.3 depends on the rows evaluated before (Jayway's state in its
+    # cached path; the other deep scans are Flink's: tests/functions/test_json_paths.py)
+    ("SELECT JSON_VALUE(s, '$..*.b') FROM t", "JSON path '$..*.b' is not supported: Flink 2.3's answer", 8),
+    ("SELECT JSON_QUERY(s, 'lax $..a.length()') FROM t", "JSON path 'lax $..a.length()' is not supported", 8),
     # Flink 2.3's code generator fails on other RETURNING types (flink_difffuzz, session 26); its job
     # fails on a DEFAULT that is not a constant (NoSuchElementException)
     ("SELECT n, JSON_VALUE(s, '$.a' RETURNING BIGINT) FROM t",

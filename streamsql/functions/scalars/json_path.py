@@ -436,8 +436,11 @@ def _scan(tokens: tuple, n: int, model, where: str, ctx: _Ctx, out: list, matche
 
     The step is taken at every node :func:`_scan_predicate` matches (Jayway's ``walkObject``): at a
     matching array, when the step is not the last, Jayway skips it and takes the *next* step on
-    each element (its ``walkArray``: ``$..[0].b`` is the ``b`` of every element of every array,
-    as Flink 2.3 answers); then the scan goes on into every member and element.
+    each element (its ``walkArray``: ``$..[0][0]`` is the first item of every element of every
+    array), but a last single member there is kept only from the element whose index the skipped
+    step reads (``PathToken.handleObjectProperty``'s upstream array index: ``$..[0].b`` is the b
+    of every array's first element, ``$..[-1].b``, ``$..[0,1].b`` and ``$..[1:].b`` find nothing),
+    as Flink 2.3 answers; then the scan goes on into every member and element.
     """
     if matches is None:
         matches = _scan_predicate(tokens, n, ctx)
@@ -451,6 +454,12 @@ def _scan(tokens: tuple, n: int, model, where: str, ctx: _Ctx, out: list, matche
         if matches(model):
             if n == len(tokens) - 1:
                 _walk(tokens, n, model, where, ctx, False, out)
+            elif n + 2 == len(tokens) and tokens[n + 1][0] == "member":
+                # Jayway's leaf member after walkArray's upstream index: kept only where the step
+                # before it reads "[idx]" (``$..[0].b``: element 0's b; ``$..[1:].b``: nothing)
+                for i, v in enumerate(model):
+                    if tokens[n] == ("index", i):
+                        _walk(tokens, n + 1, v, f"{where}[{i}]", ctx, False, out)
             else:
                 for i, v in enumerate(model):
                     _walk(tokens, n + 1, v, f"{where}[{i}]", ctx, False, out)
