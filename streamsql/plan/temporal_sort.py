@@ -36,7 +36,7 @@ from streamsql.plan.windows import is_proctime, time_attributes
 
 
 class NotTemporalSortError(SqlError):
-    """An ORDER BY without LIMIT whose first key is not an ascending event-time attribute.
+    """An ORDER BY without LIMIT whose first key is not an ascending time attribute.
 
     Refused in a job, as Flink refuses it; the shell catches it to sort a typed query's final
     table itself (``shell/ordering.py``).
