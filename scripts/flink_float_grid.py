@@ -8,17 +8,19 @@ COUNT / SUM(DISTINCT); FIRST_VALUE / LAST_VALUE) in each path of :data:`PATHS`: 
 mini-batch, two-phase and with the distinct split; an aggregate over a GROUP BY's retracting
 output (table ``u``: each ``id`` first holds -0.0 or NaN, then its value, so those are retracted);
 window TVFs TUMBLE, HOP, CUMULATE, SESSION (and TUMBLE / HOP two-phase); the legacy
-``GROUP BY TUMBLE(...)``; OVER ROWS and RANGE frames. Each call is selected twice: as
-``CAST(... AS STRING)`` (Java's text: ``-0.0``, ``NaN``) and raw (the JSON keeps ``-0.0`` and
-``NaN``, a DECIMAL as its text).
+``GROUP BY TUMBLE(...)``; OVER ROWS and RANGE frames. Each call is selected as ``CAST(... AS
+STRING)``, Java's text (``-0.0``, ``NaN``, ``Infinity``): PyFlink's ``collect`` cannot read a raw
+NaN or infinity back (its ``ast.literal_eval`` fails on ``NaN``), so each set's ``raw_query`` (the
+calls as they are) is recorded for the test to run here, its values compared with that text.
 
 Rows are read from one file by one task in ``ts`` order (each group ``g``'s rows at ``10 * g``,
 ``+2``, ``+4``, ``+6`` seconds: a TUMBLE / SESSION window per group, HOP and CUMULATE windows of
 one or two 5-second slices). Writes ``tests/functions/float_grid_flink.json`` (per path, per call
-set, the query and the rows Flink collected ``[kind, cell, ...]`` or its error), which
-``tests/functions/test_float_grid.py`` replays::
+set, the query, its raw form and the rows Flink collected ``[kind, cell, ...]`` or its error), which
+``tests/functions/test_float_grid.py`` replays. Name paths to rerun only those (the others are
+kept; run in two halves, each within one hold of the lock)::
 
-    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_float_grid.py
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_float_grid.py [PATH ...]
 """
 
 from __future__ import annotations
@@ -76,7 +78,8 @@ def rows() -> dict[str, list[dict]]:
 def _calls(c: str) -> dict[str, list[str]]:
     """Per call set, its calls of column ``c``."""
     return {"sums": [f"SUM({c})", f"COALESCE(SUM({c}), 0)", f"AVG({c})", f"MIN({c})", f"MAX({c})",
-                     f"SUM({c}) FILTER (WHERE b)", f"AVG({c}) FILTER (WHERE b)", f"MIN({c}) FILTER (WHERE b)"],
+                     f"SUM({c}) FILTER (WHERE b)", f"AVG({c}) FILTER (WHERE b)",
+                     f"MIN({c}) FILTER (WHERE b)"],
             "variance": [f"SUM({c})", f"AVG({c})", f"VAR_POP({c})", f"VAR_SAMP({c})", f"STDDEV_POP({c})",
                          f"STDDEV_SAMP({c})", f"SUM({c}) FILTER (WHERE b)", f"AVG({c}) FILTER (WHERE b)"],
             "distinct": [f"COUNT(DISTINCT {c})", f"SUM(DISTINCT {c})", f"SUM(DISTINCT {c}) FILTER (WHERE b)"],
@@ -86,13 +89,13 @@ def _calls(c: str) -> dict[str, list[str]]:
 SETS = tuple(_calls("d"))
 
 
-def items(call_set: str, over: str | None = None) -> str:
-    """The select items of ``call_set`` over every column: each call as STRING and raw."""
+def items(call_set: str, over: str | None = None, raw: bool = False) -> str:
+    """The select items of ``call_set`` over every column: each call as STRING (``raw``: as it is)."""
     calls = [c for col in COLUMNS for c in _calls(col)[call_set]]
     if over is not None:
         # FILTER is not allowed in an OVER call: those are left out
         calls = [c.replace(")", f") OVER {over}", 1) for c in calls if "FILTER" not in c]
-    return ", ".join(f"CAST({c} AS STRING), {c}" for c in calls)
+    return ", ".join(calls if raw else (f"CAST({c} AS STRING)" for c in calls))
 
 
 _MB = {"table.exec.mini-batch.enabled": "true", "table.exec.mini-batch.allow-latency": "1 s",
@@ -105,35 +108,40 @@ _TVF = {"tumble": "TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)",
 _FRAMES = {"over_rows": "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
            "over_rows_bounded": "ROWS BETWEEN 1 PRECEDING AND CURRENT ROW",
            "over_range": "RANGE BETWEEN INTERVAL '3' SECOND PRECEDING AND CURRENT ROW"}
-_UPDATING = "(SELECT id, g, b, LAST_VALUE(d) AS d, LAST_VALUE(f) AS f, LAST_VALUE(m) AS m FROM u GROUP BY id, g, b)"
+_UPDATING = ("(SELECT id, g, b, LAST_VALUE(d) AS d, LAST_VALUE(f) AS f, LAST_VALUE(m) AS m FROM u "
+             "GROUP BY id, g, b)")
 
 
-def _group(call_set: str, source: str = "t") -> str:
-    return f"SELECT g, {items(call_set)} FROM {source} GROUP BY g"
+def _group(call_set: str, raw: bool, source: str = "t") -> str:
+    return f"SELECT g, {items(call_set, raw=raw)} FROM {source} GROUP BY g"
 
 
-def _window(kind: str, call_set: str) -> str:
-    return (f"SELECT g, CAST(window_start AS STRING), {items(call_set)} FROM TABLE({_TVF[kind]}) "
+def _window(kind: str, call_set: str, raw: bool) -> str:
+    return (f"SELECT g, CAST(window_start AS STRING), {items(call_set, raw=raw)} FROM TABLE({_TVF[kind]}) "
             "GROUP BY g, window_start, window_end")
 
 
-def _over(frame: str, call_set: str) -> str:
-    return f"SELECT id, {items(call_set, f'(PARTITION BY g ORDER BY ts {_FRAMES[frame]})')} FROM t"
+def _over(frame: str, call_set: str, raw: bool) -> str:
+    return f"SELECT id, {items(call_set, f'(PARTITION BY g ORDER BY ts {_FRAMES[frame]})', raw)} FROM t"
 
 
-#: Per path: its settings and its query of a call set.
+def _legacy(call_set: str, raw: bool) -> str:
+    return (f"SELECT g, CAST(TUMBLE_START(ts, INTERVAL '10' SECOND) AS STRING), {items(call_set, raw=raw)} "
+            "FROM t GROUP BY g, TUMBLE(ts, INTERVAL '10' SECOND)")
+
+
+#: Per path: its settings and its query of a call set (``raw``: the calls as they are, not as STRING).
 PATHS = {
     "group": ({}, _group),
     "group_minibatch": (_MB, _group),
     "group_two_phase": (_TWO, _group),
     "group_distinct_split": ({"table.optimizer.distinct-agg.split.enabled": "true"}, _group),
-    "group_updating": ({}, lambda s: _group(s, _UPDATING)),
-    **{kind: ({}, lambda s, k=kind: _window(k, s)) for kind in _TVF},
-    "tumble_two_phase": (_TWO, lambda s: _window("tumble", s)),
-    "hop_two_phase": (_TWO, lambda s: _window("hop", s)),
-    "legacy_tumble": ({}, lambda s: f"SELECT g, CAST(TUMBLE_START(ts, INTERVAL '10' SECOND) AS STRING), "
-                                    f"{items(s)} FROM t GROUP BY g, TUMBLE(ts, INTERVAL '10' SECOND)"),
-    **{frame: ({}, lambda s, f=frame: _over(f, s)) for frame in _FRAMES},
+    "group_updating": ({}, lambda s, raw: _group(s, raw, _UPDATING)),
+    **{kind: ({}, lambda s, raw, k=kind: _window(k, s, raw)) for kind in _TVF},
+    "tumble_two_phase": (_TWO, lambda s, raw: _window("tumble", s, raw)),
+    "hop_two_phase": (_TWO, lambda s, raw: _window("hop", s, raw)),
+    "legacy_tumble": ({}, lambda s, raw: _legacy(s, raw)),
+    **{frame: ({}, lambda s, raw, f=frame: _over(f, s, raw)) for frame in _FRAMES},
 }
 
 
@@ -144,12 +152,14 @@ def cell(v):
     return v if v is None or isinstance(v, (bool, int, float, str)) else str(v)
 
 
-def main() -> int:
-    """Run every path's query of every call set, write :data:`OUT`."""
+def main(names: list[str]) -> int:
+    """Run the paths ``names`` (default: all) over every call set, merge their answers into :data:`OUT`."""
     data = rows()
-    out: dict = {"tables": TABLES, "rows": data, "paths": {}}
+    old = json.loads(OUT.read_text())["paths"] if OUT.exists() else {}
+    out: dict = {"tables": TABLES, "rows": data, "paths": {p: old[p] for p in PATHS if p in old}}
     with tempfile.TemporaryDirectory() as tmp:
-        for path_name, (settings, query) in PATHS.items():
+        for path_name in names or list(PATHS):
+            settings, query = PATHS[path_name]
             t = table_env(utc=True)
             for key, value in settings.items():
                 t.get_config().set(key, value)
@@ -158,18 +168,20 @@ def main() -> int:
                 path.write_text("".join(json.dumps(r) + "\n" for r in data[name]))
                 t.execute_sql(f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'filesystem', "
                               f"'path' = '{path}', 'format' = 'json')")
-            answers = out["paths"][path_name] = {"settings": settings, "sets": {}}
+            answers = {"settings": settings, "sets": {}}
             for call_set in SETS:
-                q = query(call_set)
+                q = query(call_set, False)
+                answer = answers["sets"][call_set] = {"query": q, "raw_query": query(call_set, True)}
                 try:
-                    answers["sets"][call_set] = {"query": q, "rows": [[cell(v) for v in r]
-                                                                      for r in collect(t, q, kinds=True)]}
+                    answer["rows"] = [[cell(v) for v in r] for r in collect(t, q, kinds=True)]
                 except Exception as e:  # noqa: BLE001 - Flink's refusal or job failure is the answer
-                    answers["sets"][call_set] = {"query": q, "error": error_text(e)}
-            print(path_name, "done", flush=True)
+                    answer["error"] = error_text(e)
+            out["paths"][path_name] = answers
+            out["paths"] = {p: out["paths"][p] for p in PATHS if p in out["paths"]}
             OUT.write_text(json.dumps(out, indent=1) + "\n")
+            print(path_name, "done", flush=True)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

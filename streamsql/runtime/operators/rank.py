@@ -226,10 +226,11 @@ class TopNOperator(RankOperatorBase):
             # an update) is a step of its own, a retraction shifting the rows after it even when
             # the ranked rows look the same after (-D and +I of equal rows: topn_ties_flink.json)
             self.per_row = True
-        if updating_input and not self._by_position:
+        if updating_input and not self._by_position and (update_before or per_row):
             # RetractableTopNFunction without row number emits a row that leaves the range as -D
             # and one that enters as +I, never as an update: a temporal join takes that -D as a
-            # version (a deletion at the row's rowtime)
+            # version (a deletion at the row's rowtime). Into an upsert consumer on the partition
+            # key (no -U needed: update_before False) the new row stays a +U, as before (not probed)
             self._change = ([DELETE, INSERT], slice(None))
         elif spec.limit and self.bounded and spec.rank_start == 1 and spec.rank_end > 1:
             # Flink's SortLimit over an insert-only input (AppendOnlyTopNFunction without row number
