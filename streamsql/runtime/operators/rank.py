@@ -24,8 +24,9 @@ is ``-D`` / ``+I``, never an update; a temporal join's versioned side keeps ever
 Input: insert-only, or updating (a ``GROUP BY`` result, a CDC source): a ``-U``/``-D`` row removes
 the first row of its partition equal to it on the columns read above the ranking and its keys
 (``equal_on``: Flink's equaliser over its pruned input), and the next rows move up. Over an
-insert-only input a partition keeps only its first ``rank_end`` rows (a row beyond them can never enter the range again); over
-an updating input it keeps all its rows, as Flink's retractable Top-N does. A retraction of a row
+insert-only input a partition keeps only its first ``rank_end`` rows (a row beyond them can never
+enter the range again); over an updating input it keeps all its rows, as Flink's retractable
+Top-N does. A retraction of a row
 the partition does not hold is ignored (Flink's default ``table.exec.rank.topn-cache-size``
 behaviour logs and drops it).
 
