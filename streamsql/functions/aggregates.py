@@ -264,9 +264,18 @@ class Sum(AggregateFunction):
         return np.iinfo(self.out_type.to_pandas_dtype()).bits if pa.types.is_integer(self.out_type) else 64
 
     def _sum(self, values: str) -> str:
-        """DuckDB's sum of ``values``: an integer one exact in HUGEINT, then its low 64 bits (Java's long)."""
+        """DuckDB's sum of ``values``: an integer one exact in HUGEINT, then its low 64 bits (Java's long).
+
+        A floating sum that starts from -0.0 (:attr:`_start`: SUM, ``AvgOfSum``) is -0.0 when every
+        value is -0.0, as Flink's ``SumAggFunction`` (NULL, then its first value as is, then ``+``:
+        -0.0 + -0.0 is -0.0) within a window's slice and when it merges the slices' sums; DuckDB's
+        ``sum`` starts from 0.0 and answers 0.0 (a window's SUM of a lone -0.0 was 0.0 up to winagg35).
+        """
         if self.kind == "i":
             return java_ints.wrap(f"sum({values})", "BIGINT")
+        if self.kind == "f" and math.copysign(1.0, self._start) < 0:
+            return (f"CASE WHEN bool_and(signbit({values}) AND {values} = 0) THEN -0.0::DOUBLE "
+                    f"ELSE sum({values}){self._cast} END")
         return f"sum({values}){self._cast}"
 
     def partial(self, sign: str | None) -> list[str]:
