@@ -3,7 +3,8 @@ r"""Record Flink 2.3's answers to SUM / AVG of a DECIMAL(38, 18) whose sum leave
 Query fuzz seeds 500093, 500142, 500158, 500165 (``tests/runtime/query_fuzz_v6.py``): a sum of
 DECIMAL(38, 18) values past 10^20 failed StreamSQL's job (an internal error). Flink's DECIMAL plus is
 NULL past the precision, and its SUM takes the next value as the sum again
-(``SumWithRetractAggFunction``: NULL + v is v, NULL - v is -v). Each query of :data:`QUERIES` runs over
+(``SumWithRetractAggFunction``: NULL + v is v, NULL - v is -v); an AVG and an OVER SUM stay NULL.
+Each query of :data:`QUERIES` runs over
 ``d`` (JSON lines, a rowtime) or ``cd`` (a debezium changelog) in streaming mode, one task, UTC; its
 changelog is folded into the final rows and written to ``tests/functions/decimal_sum_overflow_flink.json``,
 which ``tests/functions/test_decimal_sum_overflow.py`` replays. Regenerate::

@@ -233,11 +233,19 @@ class Count(CountStar):
         return super().partial_numpy(None, groups[valid_mask(values)], n)
 
 
+#: A DECIMAL sum that left 38 digits where Flink's stays NULL (``Sum.sticky``): an AVG's
+#: (``AvgAggFunction`` sums from 0 with a DECIMAL plus that is NULL past the precision, and NULL plus
+#: anything is NULL) and an OVER SUM's (Calcite's $SUM0, which starts at 0 too).
+STUCK = Decimal("NaN")
+
+
 class Sum(AggregateFunction):
     """``SUM(x)``: partial state ``(non-NULL count, sum)``; NULL when no value counts."""
 
     func = "sum"
     width = 2
+    #: A DECIMAL sum past 38 digits stays NULL (:data:`STUCK`); else the next value starts it again.
+    sticky = False
     #: A floating sum's start: -0.0, the identity of + (Flink's SUM starts NULL, then takes its
     #: first value as is: a lone -0.0 stays -0.0).
     _start = -0.0
@@ -255,8 +263,10 @@ class Sum(AggregateFunction):
         self.float32 = self.func in ("sum", "sum_distinct", "sum0", "sum0_distinct") and t == pa.float32()
         if self.context == OVER_CONTEXT:
             # Calcite plans SUM(x) OVER w as CASE WHEN COUNT(x) OVER w > 0 THEN $SUM0(x) OVER w END:
-            # $SUM0 starts at 0, so a lone -0.0 sums to 0.0 there (Flink 2.3's answer, recorded)
+            # $SUM0 starts at 0, so a lone -0.0 sums to 0.0 there (Flink 2.3's answer, recorded), and a
+            # DECIMAL sum past 38 digits stays NULL (scripts/flink_decimal_sum_overflow.py)
             self._start = 0.0
+            self.sticky = True
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:
@@ -446,7 +456,10 @@ class Sum(AggregateFunction):
             with np.errstate(invalid="ignore", over="ignore"):  # inf + -inf is NaN, past the max inf: Java's
                 return float(np.float32(a) + np.float32(b))
         if isinstance(a, Decimal):
-            return decimal_sum(a, b, self.out_type.scale)
+            if self.sticky and (a.is_nan() or b.is_nan()):
+                return STUCK
+            total = decimal_sum(a, b, self.out_type.scale)
+            return STUCK if total is None and self.sticky else total
         return a + b
 
     def merge(self, a, b):
@@ -456,14 +469,9 @@ class Sum(AggregateFunction):
 
     def result(self, acc):
         """The sum (an integer one wrapped to the result type), None when no value counted."""
-        if acc[1] == 0:
+        if acc[1] == 0 or (isinstance(acc[0], Decimal) and acc[0].is_nan()):  # (STUCK: NULL)
             return None
         return java_narrow(acc[0], self.bits()) if self.kind == "i" and acc[0] is not None else acc[0]
-
-
-#: An AVG's DECIMAL sum once it left 38 digits: Flink's ``AvgAggFunction`` sums from 0 with a DECIMAL
-#: plus that is NULL past the precision and NULL plus anything is NULL, so the average stays NULL.
-AVG_OVERFLOW = Decimal("NaN")
 
 
 class Avg(Sum):
@@ -472,16 +480,8 @@ class Avg(Sum):
     func = "avg"
     #: Flink's AVG sums from 0: a lone -0.0 averages 0.0.
     _start = 0.0
-
-    def _add(self, a, b):
-        """:meth:`Sum._add`; a DECIMAL sum that overflows is :data:`AVG_OVERFLOW` from then on (not a
-        SUM's restart: Flink's AVG sum starts at 0, never NULL, so NULL + v stays NULL)."""
-        if not isinstance(a, Decimal):
-            return super()._add(a, b)
-        if a.is_nan() or b.is_nan():
-            return AVG_OVERFLOW
-        total = super()._add(a, b)
-        return AVG_OVERFLOW if total is None else total
+    #: Flink's AVG sum starts at 0, never NULL: past 38 digits it stays NULL (:data:`STUCK`).
+    sticky = True
 
     def zero_sign_rows(self, values):
         """None: Flink's AVG sums from 0.0 (``_start``), its sum and quotient are never -0.0."""
@@ -521,7 +521,7 @@ class Avg(Sum):
         Flink's integral AVG, a Java long division); floating point: the float quotient.
         """
         total, n = acc
-        if n == 0 or (isinstance(total, Decimal) and total.is_nan()):  # (AVG_OVERFLOW: NULL)
+        if n == 0 or (isinstance(total, Decimal) and total.is_nan()):  # (STUCK: NULL)
             return None
         if pa.types.is_decimal(self.out_type):
             return quotient_of_type(total, n, self.out_type.precision, self.out_type.scale)

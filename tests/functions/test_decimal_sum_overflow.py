@@ -2,10 +2,11 @@
 
 ``scripts/flink_decimal_sum_overflow.py`` recorded ``decimal_sum_overflow_flink.json`` (query fuzz seeds
 500093, 500142, 500158, 500165 failed here with an internal error). Flink's DECIMAL plus is NULL past
-the precision and its SUM starts again from the next value (NULL + v is v; a retraction, NULL - v, is
--v), row by row: an OVER frame, a GROUP BY over a table or a changelog and a SESSION window follow it
-here (``aggregates.decimal_sum``). A TUMBLE / HOP / CUMULATE window sums each batch's rows of a slice in
-DuckDB first: it fails the job naming the call instead (strict xfail).
+the precision: its SUM starts again from the next value (NULL + v is v; a retraction, NULL - v, is
+-v), while an AVG (its sum starts at 0) and an OVER SUM (Calcite's $SUM0) stay NULL, row by row: a
+GROUP BY over a table or a changelog, an OVER frame and a SESSION window follow it here
+(``aggregates.decimal_sum``, ``Sum.sticky``). A TUMBLE / HOP / CUMULATE window sums each batch's
+rows of a slice in DuckDB first: it fails the job naming the call instead (strict xfail).
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
-"""``<``, ``<=``, ``>``, ``>=`` and BETWEEN over a DOUBLE or FLOAT operand as Java compares: NaN is
-neither smaller nor greater than anything (Flink's generated code compares the primitives: ``NaN > 0``,
-``NaN <= NaN`` and ``NaN BETWEEN -1 AND 1`` are FALSE; query fuzz seeds 500009, 500017, 500066).
+"""``<``, ``<=``, ``>``, ``>=`` and BETWEEN over a DOUBLE or FLOAT operand as Java compares.
+
+NaN is neither smaller nor greater than anything (Flink's generated code compares the primitives:
+``NaN > 0``, ``NaN <= NaN`` and ``NaN BETWEEN -1 AND 1`` are FALSE; query fuzz seeds 500009, 500017,
+500066).
 
 DuckDB orders NaN above every number (``NaN > 0`` is TRUE there), so a comparison with a floating
 operand is written ``CASE WHEN a IS NULL OR b IS NULL THEN NULL WHEN isnan(a) OR isnan(b) THEN FALSE
@@ -31,8 +33,10 @@ def _compare(op: str, left: exp.Expression, right: exp.Expression) -> str:
 
 
 def java_comparison(n: exp.Expression) -> exp.Expression | None:
-    """The compiled comparison ``n`` (operands compiled and typed) with Java's NaN, or None when no
-    operand is a DOUBLE / FLOAT (or ``n`` is no ordering comparison)."""
+    """The compiled comparison ``n`` (operands compiled and typed) with Java's NaN.
+
+    None when no operand is a DOUBLE / FLOAT (or ``n`` is no ordering comparison).
+    """
     def sql(x: exp.Expression) -> str:
         return f"({x.sql(dialect='duckdb')})"
 
