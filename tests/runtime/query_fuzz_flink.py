@@ -81,11 +81,13 @@ KNOWN: dict[int, str] = {
     500001: "winagg35 area: MIN(r) of a FLOAT group holding -Infinity / NaN in a TUMBLE window (read by a "
             "window Top-N): Flink's MIN there is -3.0 for group b = 9223372036854775807 where StreamSQL's "
             "ranks -Infinity of group -9223372036854775808 third; a float MIN/MAX over edge values",
-    500067: "winagg35 area: MAX(f) of a HOP window whose slices hold NaN / Infinity: Flink answers 1.0E308, 2.5, "
-            "1.0 where StreamSQL answers Infinity, 1.0E308, 1.0E308 (slice merge of a float MAX over NaN)",
-    500028: "winagg35 area: SUM(f) of a lone -0.0 in a CUMULATE window is -0.0 in Flink, 0.0 here (as funcs34b's "
-            "finding); besides, CAST of the subnormal 1.0E-323 AS STRING is Java 17's '1.0E-323' in Flink "
-            "(its Double.toString predates the shortest-digits algorithm), '9.9E-324' here",
+    500067: ("winagg35 area: MAX(f) of a HOP window whose slices hold NaN / Infinity: Flink answers "
+             "1.0E308, 2.5, 1.0 where StreamSQL answers Infinity, 1.0E308, 1.0E308 (the slices' merge of a "
+             "float MAX over NaN)"),
+    500028: ("winagg35 area: SUM(f) of a lone -0.0 in a CUMULATE window is -0.0 in Flink, 0.0 here (as "
+             "funcs34b's finding); besides, CAST of the subnormal 1.0E-323 AS STRING is Java 17's "
+             "'1.0E-323' in Flink (its Double.toString predates the shortest-digits algorithm), "
+             "'9.9E-324' here"),
     500084: "winagg35 area: SUM(f) of -0.0 values in a HOP window is -0.0 in Flink, 0.0 here",
     500024: "a -0.0 DOUBLE read from the debezium-json changelog qc is 0.0 in Flink (group key f and MIN(r) "
             "of row 21), while the json format keeps -0.0 (seed 500084's keys): probably Flink's node-based "
@@ -93,9 +95,9 @@ KNOWN: dict[int, str] = {
             "negative zero) before Double.parseDouble; not confirmed on Flink's source, not followed yet",
     500025: "as 500024: a -0.0 FLOAT r read from debezium-json qc is 0.0 in Flink (group key r, MAX(r))",
     500030: "as 500024: MAX(f) of a debezium-json -0.0 is 0.0 in Flink",
-    500018: "no defined answer: SUM of DOUBLE over a UNION ALL of q and the changelog qc, whose 99999999.99 is "
-            "added and retracted: the rounding left (2.2 in Flink, 2.2000000029802322 here) depends on how "
-            "the two sources' rows interleave at the aggregate, which is timing in Flink",
+    500018: ("no defined answer: SUM of DOUBLE over a UNION ALL of q and the changelog qc, whose "
+             "99999999.99 is added and retracted: the rounding left (2.2 in Flink, 2.2000000029802322 here) "
+             "depends on how the two sources' rows interleave at the aggregate, which is timing in Flink"),
     500060: "Calcite folds WHERE f <> f to FALSE (x <> x of a nullable x: NULL or FALSE; Java's NaN <> NaN "
             "would be TRUE), so Flink plans an empty VALUES and answers no row; StreamSQL refuses the HOP "
             "window's SUM(DISTINCT f), as Flink does when the filter is not folded away (seed 500000). As "
