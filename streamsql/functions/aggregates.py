@@ -104,7 +104,7 @@ def decimal_sum(a: Decimal, b: Decimal, scale: int) -> Decimal | None:
     plus ``v`` is ``v``, minus ``v`` is ``-v``): :meth:`Sum.fold` starts again from a None sum.
     """
     total = _EXACT.add(a, b)
-    return None if abs(total) >= Decimal(10) ** (38 - scale) else total
+    return None if total.copy_abs() >= _EXACT.power(10, 38 - scale) else total  # (abs() rounds to 28 digits)
 
 
 @dataclass(frozen=True)
