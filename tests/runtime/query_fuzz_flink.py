@@ -129,8 +129,10 @@ KNOWN: dict[int, str] = {
     500210: "as 500125: MAX(v) over a FLOAT UNION ALL DOUBLE is a FLOAT in Flink",
     500289: "as 500125: a FLOAT UNION ALL DOUBLE column is FLOAT in Flink",
     500156: ("window Top-N (ROW_NUMBER ORDER BY a ASC, p ASC) over a FLOAT key p holding NaN: Flink ranks "
-             "the NaN key first where StreamSQL ranks -Infinity / 0.0 first (Flink's sort order of NaN "
-             "among floats, not followed yet)"),
+             "the NaN key first where StreamSQL ranks -Infinity / 0.0 first. Likely Flink's generated "
+             "comparator (a < b, a > b on the primitives: NaN is neither, so it ties with every value and "
+             "lands by the rest of the order and the sorted map's insertion); StreamSQL sorts NaN above "
+             "every number. Not followed yet"),
     500169: ("window Top-N over a FLOAT key p tied on a: Flink ranks 0.0 before -0.0 (ORDER BY p ASC), "
              "StreamSQL -0.0 before 0.0 (Flink's sort order of signed zeros, not followed yet)"),
     500223: ("AVG(k) OVER of INTs whose running sum leaves INT: Flink divides the INT-wrapped SUM by the "
@@ -138,11 +140,17 @@ KNOWN: dict[int, str] = {
              "Calcite reduces AVG OVER to SUM / COUNT in the argument's type: not followed yet"),
     500305: ("winagg35 area: MAX(f) of a CUMULATE window over NaN / Infinity (Flink -Infinity and 2.5, "
              "StreamSQL 1.0 and 1.0E308)"),
-    500314: ("as 500024: qc's -0.0 FLOATs are 0.0 in Flink, one group r = 0.0 of 3 rows where StreamSQL has "
-             "-0.0 (1) and 0.0 (2)"),
+    500314: ("as 500024: qc's -0.0 FLOATs are 0.0 in Flink, one group r = 0.0 of 3 rows where StreamSQL "
+             "has -0.0 (1) and 0.0 (2)"),
     500113: ("a CUMULATE window's SUM of DECIMAL(38, 18) past 38 digits: Flink's sum is NULL, then starts "
              "again from the next value; StreamSQL's slicing window sums each batch's rows of a slice in "
              "DuckDB, so the job fails naming the call (tests/functions/test_decimal_sum_overflow.py)"),
+    500042: "as 500024: SELECT DISTINCT of a debezium-json -0.0 is 0.0 in Flink",
+    500043: "as 500024: MIN(f) of a debezium-json -0.0 is 0.0 in Flink",
+    500047: ("as 500156: a window Top-N ORDER BY a DESC over SUM(DISTINCT f) values holding NaN: Flink "
+             "ranks NaN otherwise than StreamSQL (which ranks it first, as DuckDB's order)"),
+    500116: ("as 500156: a window Top-N ORDER BY r DESC, id over FLOATs holding NaN: Flink ranks "
+             "3.4028235E38 / Infinity first, StreamSQL NaN (DuckDB's order puts NaN above every number)"),
     200331: "TIMESTAMPADD(HOUR, -25, dt) of DATE '0001-01-02' is 0000-12-31 23:00: Flink answers it; "
             "StreamSQL computes it too but its Python collect cannot hand over a year outside 1..9999 "
             "(Python's datetime), so the collect fails with that reason (a sink or CAST to STRING gets it)",
