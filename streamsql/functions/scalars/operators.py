@@ -66,6 +66,7 @@ from streamsql.functions.scalars.intervals import (
     whole_millis,
 )
 from streamsql.functions.scalars.json_functions import is_json
+from streamsql.functions.scalars.nan_compare import java_comparison
 from streamsql.functions.scalars.registry import (
     Arg,
     Call,
@@ -154,6 +155,9 @@ def binary_type(n: exp.Expression) -> SqlType | None:
 
 def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expression, SqlType | None]:
     """The DuckDB form of an operator node whose children are compiled, and its type ``t``."""
+    nan_aware = java_comparison(n)  # a comparison of a DOUBLE / FLOAT: Java's NaN
+    if nan_aware is not None:
+        return nan_aware, t
     if isinstance(n, exp.Interval):
         return single_unit(n) or whole_millis(n) or n, t
     if isinstance(n, exp.Cast) and t is not None and t.is_composite:
