@@ -4,10 +4,14 @@ NaN is neither smaller nor greater than anything (Flink's generated code compare
 ``NaN > 0``, ``NaN <= NaN`` and ``NaN BETWEEN -1 AND 1`` are FALSE; query fuzz seeds 500009, 500017,
 500066).
 
-DuckDB orders NaN above every number (``NaN > 0`` is TRUE there), so a comparison with a floating
-operand is written ``CASE WHEN a IS NULL OR b IS NULL THEN NULL WHEN isnan(a) OR isnan(b) THEN FALSE
-ELSE a op b END`` (NULL stays NULL, as Java's boxed comparison in Flink's code). BETWEEN is Calcite's
-``x >= low AND x <= high``. ``=`` and ``<>`` are left to DuckDB: equi-join and grouping keys compare
+DuckDB orders NaN above every number and equal to itself (``NaN > 0`` is TRUE there), so DuckDB's
+answer is wrong only where the NaN is on the side it would win from: the right of ``<`` / ``<=``,
+the left of ``>`` / ``>=`` (a NaN on the other side already compares FALSE). Only that side, when it
+is a DOUBLE / FLOAT, is checked: ``CASE WHEN isnan(g) THEN (CASE WHEN o IS NULL THEN NULL ELSE FALSE
+END) ELSE a op b END`` (NULL stays NULL, as Java's boxed comparison in Flink's code). Checking one
+side keeps ``r < 2`` (r a Calc's ``RAND()``) one reference of ``r``, so the two Calcs still merge as
+Flink merges them (a non-deterministic item read twice would stop the merge: plan/calc_merge.py).
+BETWEEN is Calcite's ``x >= low AND x <= high``. ``=`` and ``<>`` are left to DuckDB: equi-join and grouping keys compare
 bits, as Flink's binary rows do (-0.0 apart, NaN = NaN there).
 """
 
@@ -25,10 +29,12 @@ def _floating(n: exp.Expression) -> bool:
     return t is not None and t.name in ("DOUBLE", "FLOAT")
 
 
-def _compare(op: str, left: exp.Expression, right: exp.Expression) -> str:
-    """The comparison's SQL over ``{0}`` (left) and ``{1}`` (right), a NaN on a floating side FALSE."""
-    nans = " OR ".join(f"isnan({{{i}}})" for i, side in enumerate((left, right)) if _floating(side))
-    return (f"CASE WHEN {{0}} IS NULL OR {{1}} IS NULL THEN NULL WHEN {nans} THEN FALSE "
+def _compare(op: str, left: exp.Expression, right: exp.Expression) -> str | None:
+    """The comparison's SQL over ``{0}`` (left) and ``{1}`` (right), Java's NaN; None if DuckDB's is."""
+    guarded, other = ("{1}", "{0}") if op in ("<", "<=") else ("{0}", "{1}")
+    if not _floating(right if op in ("<", "<=") else left):
+        return None
+    return (f"CASE WHEN isnan({guarded}) THEN (CASE WHEN {other} IS NULL THEN NULL ELSE FALSE END) "
             f"ELSE {{0}} {op} {{1}} END")
 
 
@@ -40,11 +46,15 @@ def java_comparison(n: exp.Expression) -> exp.Expression | None:
     def sql(x: exp.Expression) -> str:
         return f"({x.sql(dialect='duckdb')})"
 
-    if type(n) in _OPS and (_floating(n.this) or _floating(n.expression)):
-        return template(_compare(_OPS[type(n)], n.this, n.expression), sql(n.this), sql(n.expression))
-    if isinstance(n, exp.Between) and any(_floating(x) for x in (n.this, n.args["low"], n.args["high"])):
+    if type(n) in _OPS:
+        text = _compare(_OPS[type(n)], n.this, n.expression)
+        return None if text is None else template(text, sql(n.this), sql(n.expression))
+    if isinstance(n, exp.Between):
         low, high = n.args["low"], n.args["high"]
-        both = (f"({_compare('>=', n.this, low)}) AND "
-                f"({_compare('<=', n.this, high).replace('{1}', '{2}')})")
-        return template(both, sql(n.this), sql(low), sql(high))
+        above, below = _compare(">=", n.this, low), _compare("<=", n.this, high)
+        if above is None and below is None:
+            return None
+        above = above or "{0} >= {1}"
+        below = (below or "{0} <= {1}").replace("{1}", "{2}")
+        return template(f"({above}) AND ({below})", sql(n.this), sql(low), sql(high))
     return None
