@@ -11,7 +11,8 @@ is a DOUBLE / FLOAT, is checked: ``CASE WHEN isnan(g) THEN (CASE WHEN o IS NULL 
 END) ELSE a op b END`` (NULL stays NULL, as Java's boxed comparison in Flink's code). Checking one
 side keeps ``r < 2`` (r a Calc's ``RAND()``) one reference of ``r``, so the two Calcs still merge as
 Flink merges them (a non-deterministic item read twice would stop the merge: plan/calc_merge.py).
-BETWEEN is Calcite's ``x >= low AND x <= high``. ``=`` and ``<>`` are left to DuckDB: equi-join and grouping keys compare
+BETWEEN is Calcite's ``x >= low AND x <= high``.
+``=`` and ``<>`` are left to DuckDB: equi-join and grouping keys compare
 bits, as Flink's binary rows do (-0.0 apart, NaN = NaN there).
 """
 
