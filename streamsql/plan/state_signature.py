@@ -103,8 +103,10 @@ _NOT_STATE = frozenset({"inputs", "schema", "mode", "id", "update_before", "labe
                         "select_sql", "where_sql", "expr_sql", "rowtime", "partition_by", "rows_sql",
                         "out_time_attributes", "guarantee", "guarantee_reason", "table", "state_ttl_ms",
                         "uid", "display", "retry", "shuffle", "per_row", "keep_update_before",
-                        "null_rowtime_table", "legacy", "unpruned", "window_text"})
+                        "null_rowtime_table", "legacy", "unpruned", "window_text",
+                        "partition_keys"})
 # window_text: a window-attached aggregate's EXPLAIN window (its state is that of its spec and keys);
+# partition_keys: a SESSION aggregate's PARTITION BY keys as EXPLAIN names them (they are among its keys);
 # uid: a Python function's registration counter, another in every process; display: EXPLAIN's names;
 # retry: a LOOKUP hint's retry on a miss (when a row is looked up again, not what a column means);
 # shuffle: a LOOKUP hint's 'shuffle', for EXPLAIN only; per_row (a ranking emitting row by row) and

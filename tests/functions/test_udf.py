@@ -105,7 +105,8 @@ def test_a_function_that_cannot_be_loaded_is_pointed_at(env, path, message):
     with pytest.raises(SqlError, match=re.escape(message)) as ei:
         env.execute_sql(sql)
     assert (ei.value.line, ei.value.col) == (2, 5)
-    assert f"(line 2, column 5)\n      '{path}' LANGUAGE PYTHON\n      {'^' * (len(path) + 2)}" in str(ei.value)
+    caret = "^" * (len(path) + 2)
+    assert f"(line 2, column 5)\n      '{path}' LANGUAGE PYTHON\n      {caret}" in str(ei.value)
 
 
 def test_a_module_written_for_pyflink_is_told_what_to_import(env, tmp_path):
