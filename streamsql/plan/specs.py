@@ -5,6 +5,7 @@ Kept apart from the plan nodes so that an operator can take them without importi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -52,9 +53,12 @@ class WindowSpec:
     zone: str | None = None
     legacy: bool = False
 
-    def describe(self, time_col: str) -> str:
-        """Flink's EXPLAIN spelling, e.g. ``TUMBLE(time_col=[ts], size=[10 s])`` (:func:`duration_text`)."""
-        d = duration_text
+    def describe(self, time_col: str, d: Callable[[int], str] | None = None) -> str:
+        """Flink's EXPLAIN spelling, e.g. ``TUMBLE(time_col=[ts], size=[10 s])`` (:func:`duration_text`).
+
+        ``d`` spells the durations otherwise (:func:`seconds_text` for state signatures).
+        """
+        d = d or duration_text
         parts = [f"time_col=[{time_col}]"]
         if self.kind == "TUMBLE":
             parts.append(f"size=[{d(self.size)}]")
@@ -85,6 +89,15 @@ def duration_text(ms: int) -> str:
     """
     size, label = next(((u, lb) for u, lb in _UNITS if ms and ms % u == 0), (1, "ms"))
     return f"{ms // size} {label}"
+
+
+def seconds_text(ms: int) -> str:
+    """``ms``: whole seconds, else ms (``60 s``, ``1500 ms``), EXPLAIN's spelling before polish35.
+
+    Kept for the column origins of state signatures (:mod:`~streamsql.plan.state_signature`),
+    which checkpoints taken before record and a restore compares.
+    """
+    return f"{ms // 1000} s" if ms % 1000 == 0 else f"{ms} ms"
 
 
 @dataclass(frozen=True)

@@ -93,6 +93,7 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     walk,
 )
+from streamsql.plan.specs import seconds_text
 from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode
 from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode
 
@@ -369,7 +370,8 @@ class _Origins:
                     break
                 kept.append(origin)
         if isinstance(node, WindowTableFunctionNode):
-            made = shown = node.spec.describe(node.rowtime)
+            # the origin compared keeps the spelling checkpoints recorded (60 s), shown is EXPLAIN's (1 min)
+            made, shown = node.spec.describe(node.rowtime, seconds_text), node.spec.describe(node.rowtime)
         elif node.stateful:  # what its state means is its own signature
             made = shown = node.id
         else:  # a LATERAL TABLE, a lookup join: no signature of its own, so what it computes from what
