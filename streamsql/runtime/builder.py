@@ -187,6 +187,18 @@ def _over_agg(node: OverAggNode) -> Operator:
     return ProcessingTimeOperator(op, node.ts_index, eager=eager) if spec.proctime else op
 
 
+def _temporal_sort(node: TemporalSortNode) -> Operator:
+    """The temporal sort; over processing time sorted by arrival (Flink's ``ProcTimeSort``).
+
+    With no key after the processing-time attribute each batch goes on as it arrives (Flink plans
+    the input itself); else its rows wait for the next tick, then every waiting row goes out
+    sorted by the other keys (Flink's ``ProcTimeSortOperator``).
+    """
+    op = TemporalSortOperator(node.ts_index, node.order, node.descending, node.nulls_first, node.schema,
+                              by_arrival=node.proctime)
+    return ProcessingTimeOperator(op, node.ts_index, eager=not node.order) if node.proctime else op
+
+
 def _match(node: MatchNode) -> Operator:
     """MATCH_RECOGNIZE; over processing time each batch is matched as it arrives (Flink's ``CepOperator``)."""
     op = MatchRecognizeOperator(node.spec, node.schema)
@@ -225,8 +237,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     OverAggNode: _over_agg,
     NonTimeOverAggNode: lambda n: NonTimeOverOperator(n.spec, n.num_keys, n.ts_index, n.aggs,
                                                       n.inputs[0].schema, n.schema, order_sql=n.rowtime),
-    TemporalSortNode: lambda n: TemporalSortOperator(n.ts_index, n.order, n.descending, n.nulls_first,
-                                                     n.schema),
+    TemporalSortNode: _temporal_sort,
     MatchNode: _match,
     JoinNode: _join,
     IntervalJoinNode: _interval_join,
