@@ -634,8 +634,11 @@ class StreamEnvironment:
                    "need a JVM)")
             raise error_at(language if language is not None else tree.expression, msg, sql)
         path = tree.expression.name
-        fn = udf.load(path, self.config.get("python.files"))
-        declared = udf.declare(name, fn, bool(tree.args.get("system")), path)
+        try:
+            fn = udf.load(path, self.config.get("python.files"))
+            declared = udf.declare(name, fn, bool(tree.args.get("system")), path)
+        except SqlError as e:  # positioned at the 'module.function' literal
+            raise error_at(tree.expression, e.message, sql) from None
         if functions.get(name.upper()) is None and not tree.args.get("temporary"):
             self._persistent_functions.add(name.upper())  # a catalog function (DESCRIBE FUNCTION)
         udf.add(functions, declared, bool(tree.args.get("exists")))

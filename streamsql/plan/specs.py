@@ -5,6 +5,7 @@ Kept apart from the plan nodes so that an operator can take them without importi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -52,11 +53,12 @@ class WindowSpec:
     zone: str | None = None
     legacy: bool = False
 
-    def describe(self, time_col: str) -> str:
-        """Flink's EXPLAIN spelling, e.g. ``TUMBLE(time_col=[ts], size=[10 s])``."""
-        def d(ms: int) -> str:
-            return f"{ms // 1000} s" if ms % 1000 == 0 else f"{ms} ms"
+    def describe(self, time_col: str, d: Callable[[int], str] | None = None) -> str:
+        """Flink's EXPLAIN spelling, e.g. ``TUMBLE(time_col=[ts], size=[10 s])`` (:func:`duration_text`).
 
+        ``d`` spells the durations otherwise (:func:`seconds_text` for state signatures).
+        """
+        d = d or duration_text
         parts = [f"time_col=[{time_col}]"]
         if self.kind == "TUMBLE":
             parts.append(f"size=[{d(self.size)}]")
@@ -69,6 +71,33 @@ class WindowSpec:
         if self.offset:
             parts.append(f"offset=[{d(self.offset)}]")
         return f"{self.kind}({', '.join(parts)})"
+
+
+#: Flink's units of ``TimeUtils.formatWithHighestUnit`` from the largest, in ms, with their labels.
+_UNITS = ((86_400_000, "d"), (3_600_000, "h"), (60_000, "min"), (1000, "s"), (1, "ms"))
+
+
+def duration_text(ms: int) -> str:
+    """``ms`` milliseconds as Flink's EXPLAIN prints a window's size, slide, step, gap or offset.
+
+    In the largest unit that divides it, as Flink's ``TimeUtils.formatWithHighestUnit``: 60000 ->
+    ``1 min``, 90000 -> ``90 s``, 1500 -> ``1500 ms``, 86400000 -> ``1 d``; 0 -> ``0 ms``
+    (checked against Flink 2.3 by ``scripts/flink_window_texts.py``).
+
+    >>> [duration_text(ms) for ms in (60_000, 90_000, 1500, 5_400_000, 172_800_000, 0)]
+    ['1 min', '90 s', '1500 ms', '90 min', '2 d', '0 ms']
+    """
+    size, label = next(((u, lb) for u, lb in _UNITS if ms and ms % u == 0), (1, "ms"))
+    return f"{ms // size} {label}"
+
+
+def seconds_text(ms: int) -> str:
+    """``ms``: whole seconds, else ms (``60 s``, ``1500 ms``), EXPLAIN's spelling before polish35.
+
+    Kept for the column origins of state signatures (:mod:`~streamsql.plan.state_signature`),
+    which checkpoints taken before record and a restore compares.
+    """
+    return f"{ms // 1000} s" if ms % 1000 == 0 else f"{ms} ms"
 
 
 @dataclass(frozen=True)

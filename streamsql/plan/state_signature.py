@@ -93,6 +93,7 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     walk,
 )
+from streamsql.plan.specs import seconds_text
 from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode
 from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode
 
@@ -103,8 +104,10 @@ _NOT_STATE = frozenset({"inputs", "schema", "mode", "id", "update_before", "labe
                         "select_sql", "where_sql", "expr_sql", "rowtime", "partition_by", "rows_sql",
                         "out_time_attributes", "guarantee", "guarantee_reason", "table", "state_ttl_ms",
                         "uid", "display", "retry", "shuffle", "per_row", "keep_update_before",
-                        "null_rowtime_table", "legacy", "unpruned", "window_text", "equal_on"})
+                        "null_rowtime_table", "legacy", "unpruned", "window_text", "equal_on",
+                        "partition_keys"})
 # window_text: a window-attached aggregate's EXPLAIN window (its state is that of its spec and keys);
+# partition_keys: a SESSION aggregate's PARTITION BY keys as EXPLAIN names them (they are among its keys);
 # uid: a Python function's registration counter, another in every process; display: EXPLAIN's names;
 # retry: a LOOKUP hint's retry on a miss (when a row is looked up again, not what a column means);
 # shuffle: a LOOKUP hint's 'shuffle', for EXPLAIN only; per_row (a ranking emitting row by row) and
@@ -368,7 +371,8 @@ class _Origins:
                     break
                 kept.append(origin)
         if isinstance(node, WindowTableFunctionNode):
-            made = shown = node.spec.describe(node.rowtime)
+            # the origin compared keeps the spelling checkpoints recorded (60 s), shown is EXPLAIN's (1 min)
+            made, shown = node.spec.describe(node.rowtime, seconds_text), node.spec.describe(node.rowtime)
         elif node.stateful:  # what its state means is its own signature
             made = shown = node.id
         else:  # a LATERAL TABLE, a lookup join: no signature of its own, so what it computes from what

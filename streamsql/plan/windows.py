@@ -138,6 +138,7 @@ class WindowAggNode(PlanNode):
     labels: list[str] = field(default_factory=list)
     rowtime: str = ""
     window_text: str = ""  # EXPLAIN's window when not ``spec`` over ``rowtime`` (a window-attached input)
+    partition_keys: tuple[str, ...] = ()  # a SESSION's PARTITION BY keys as passed on, for EXPLAIN only
 
     kind: ClassVar[str] = "window-agg"
     stateful: ClassVar[bool] = True
@@ -149,6 +150,8 @@ class WindowAggNode(PlanNode):
             names = [n for j, n in enumerate(names) if j != len(names) - 1 - ("__e" in names)]
         keys = ", ".join(self.display.get(n, n) for n in names)
         window = self.window_text or self.spec.describe(self.rowtime)
+        if self.partition_keys:  # as Flink 2.3: SESSION(..., gap=[10 s], partition keys=[k])
+            window = window[:-1] + f", partition keys=[{', '.join(self.partition_keys)}])"
         return (f"WindowAggregate(groupBy=[{keys}], window=[{window}], "
                 f"select=[{select_list(self, keys)}], changelog=[{self.mode}])")
 
@@ -500,10 +503,16 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
                                    (grouping_index, grouping_sets_all))
     window_col = dict(zip(WINDOW_COLUMNS, ("__ws", "__we", "__wt")))
     source, rowtime = push_below(planner, window) if window.calcs else (tvf_node.inputs[0], tvf_node.rowtime)
-    return build_window_aggregate(planner, sel, items, source, scope, cond, tvf_node.spec, rowtime,
-                                  other, wt_type,
-                                  lambda n: window_col[window.columns[n.name]] if _is_window_col(n) else None,
-                                  sets, window_nulls, (grouping_index, grouping_sets_all))
+    out = build_window_aggregate(planner, sel, items, source, scope, cond, tvf_node.spec, rowtime,
+                                 other, wt_type,
+                                 lambda n: window_col[window.columns[n.name]] if _is_window_col(n) else None,
+                                 sets, window_nulls, (grouping_index, grouping_sets_all))
+    if out is not None and tvf_node.spec.kind == "SESSION":
+        agg = out[0]
+        while not isinstance(agg, WindowAggNode):
+            agg = agg.inputs[0]
+        agg.partition_keys = _keys_shown(window)
+    return out
 
 
 def _read_columns(sel: exp.Select, items: list[exp.Expression], scope: Scope) -> set[str]:
@@ -560,10 +569,19 @@ def _attached_aggregate(planner, sel: exp.Select, items: list[exp.Expression], n
         agg = agg.inputs[0]
     attached = f"win_start=[{start.name}], win_end=[{end.name}]"
     agg.window_text = spec.describe("").replace("time_col=[]", attached)
-    keys_shown = sorted(set().union(*(passed_names(window, p) for p in window.tvf.partition_by)))
-    if keys_shown:  # as Flink 2.3: SESSION(win_start=[..], win_end=[..], gap=[..], partition keys=[k])
-        agg.window_text = agg.window_text[:-1] + f", partition keys=[{', '.join(keys_shown)}])"
+    agg.partition_keys = _keys_shown(window)
     return out, out_scope
+
+
+def _keys_shown(window: WindowInput) -> tuple[str, ...]:
+    """The names a SESSION window aggregate's EXPLAIN gives its TVF's PARTITION BY keys, sorted.
+
+    Each key under the names the Calcs between the TVF and the aggregate pass it on as
+    (:func:`passed_names`), as Flink 2.3 prints them whether the Calcs were pushed under the TVF
+    (``SESSION(time_col=[ts], gap=[10 s], partition keys=[kk])``) or the aggregate is
+    window-attached (``SESSION(win_start=[..], win_end=[..], gap=[..], partition keys=[k])``).
+    """
+    return tuple(sorted(set().union(*(passed_names(window, p) for p in window.tvf.partition_by))))
 
 
 def _no_sum_distinct(planner, sel: exp.Select, items: list[exp.Expression]) -> None:

@@ -25,6 +25,8 @@ def no_types(x):
 
 def length(s: str) -> int:
     return -1 if s is None else len(s) * 10
+
+NOT_CALLABLE = 3
 '''
 
 
@@ -87,6 +89,24 @@ def test_show_functions(env):
 def test_refused(env, sql, message):
     with pytest.raises(SqlError, match=message):
         env.execute_sql(sql)
+
+
+@pytest.mark.parametrize("path, message", [
+    ("no_such_module_x.f", "Cannot import 'no_such_module_x'"),
+    ("my_udfs_mod.missing", "Module 'my_udfs_mod' has no function 'missing'"),
+    ("my_udfs_mod.NOT_CALLABLE", "Function 'f': 'my_udfs_mod.NOT_CALLABLE' is not callable"),
+    ("my_udfs_mod.no_types", "Function 'f': declare its result type"),
+    ("nodots", "Function path 'nodots' must be 'module.function'"),
+])
+def test_a_function_that_cannot_be_loaded_is_pointed_at(env, path, message):
+    """The error of a CREATE FUNCTION whose Python function cannot be loaded or declared gives the
+    line:column of the 'module.function' literal and a caret under it, like any SQL error."""
+    sql = f"CREATE TEMPORARY FUNCTION f AS\n    '{path}' LANGUAGE PYTHON"
+    with pytest.raises(SqlError, match=re.escape(message)) as ei:
+        env.execute_sql(sql)
+    assert (ei.value.line, ei.value.col) == (2, 5)
+    caret = "^" * (len(path) + 2)
+    assert f"(line 2, column 5)\n      '{path}' LANGUAGE PYTHON\n      {caret}" in str(ei.value)
 
 
 def test_a_module_written_for_pyflink_is_told_what_to_import(env, tmp_path):

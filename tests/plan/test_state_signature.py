@@ -198,6 +198,16 @@ def test_another_window_size_is_another_state(signatures):
     assert ten["parameters"]["spec"]["size"] == 10_000 and twenty["parameters"]["spec"]["size"] == 20_000
 
 
+def test_a_window_tvf_column_keeps_the_origin_checkpoints_recorded(signatures):
+    """EXPLAIN spells a minute ``1 min`` as Flink 2.3 (polish35); a column computed by a window TVF
+    keeps its origin ``size=[60 s]`` in the compared signature, as checkpoints taken before recorded it."""
+    sql = ("INSERT INTO `out` SELECT a, COUNT(DISTINCT window_start) FROM TABLE(TUMBLE(TABLE src, "
+           "DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY a")
+    _, sig = _one(signatures(sql), "group-agg")
+    compared = json.dumps(_compared(sig))
+    assert "TUMBLE(time_col=[ts], size=[60 s]).5 TIMESTAMP(3)" in compared and "1 min" not in compared
+
+
 def test_a_legacy_group_window_has_the_window_tvfs_signature(signatures):
     """``GROUP BY TUMBLE(ts, ...)`` (``WindowSpec.legacy``: a NULL rowtime reads as 1970 there) keeps
     the signature it had before that field, the TVF aggregate's: its state means the same."""

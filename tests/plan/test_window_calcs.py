@@ -99,21 +99,21 @@ def test_append_kafka_sink_takes_it(env):
                     "'format' = 'json')")
     query = next(q for q in FLINK if "WHERE v > 0) GROUP BY window_start" in q)
     plan = env.execute_sql(f"EXPLAIN INSERT INTO snk {query}").message
-    assert "window=[TUMBLE(time_col=[ts], size=[60 s])]" in plan
+    assert "window=[TUMBLE(time_col=[ts], size=[1 min])]" in plan
 
 
 _WINDOWS = Path(__file__).parent / "window_calcs_session_windows_flink.json"
 FLINK_WINDOWS = json.loads(_WINDOWS.read_text()) if _WINDOWS.exists() else {}
 
 
-@pytest.mark.parametrize("query", [q for q in FLINK_WINDOWS if FLINK[q] != "pushed" and not refused_here(q)])
+@pytest.mark.parametrize("query", [q for q in FLINK_WINDOWS if not refused_here(q)])
 def test_session_tvf_explain_shows_flinks_windows(env, query):
-    """A SESSION TVF read by an operator (session35): its ``window=[...]`` texts as in Flink 2.3's EXPLAIN.
+    """A SESSION TVF's ``window=[...]`` texts as in Flink 2.3's EXPLAIN (session35, polish35).
 
     StreamSQL prints ``window=[...]`` on the window TVF and the window aggregate (a window-attached
-    one's ``SESSION(win_start=[...], win_end=[...], gap=[...], partition keys=[...])``); each SESSION
-    one is one of Flink's for the query (a TUMBLE's size is spelled in seconds here, ``60 s``).
+    one's ``SESSION(win_start=[...], win_end=[...], gap=[...], partition keys=[...])``, one whose
+    Calcs were pushed under the TVF ``SESSION(time_col=[ts], gap=[...], partition keys=[...])``);
+    each is one of Flink's for the query (a TUMBLE's size too: ``1 min``).
     """
-    texts = oracle.window_texts(env.execute_sql(f"EXPLAIN {query}").message)
-    ours = [t for t in texts if t.startswith("SESSION(")]
+    ours = oracle.window_texts(env.execute_sql(f"EXPLAIN {query}").message)
     assert ours and set(ours) <= set(FLINK_WINDOWS[query])
