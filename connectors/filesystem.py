@@ -64,7 +64,7 @@ READABLE_METADATA = {
 }
 _SOURCE_CLASS = "org.apache.flink.connector.file.table.FileSystemTableSource"
 _EXT = {"json": "json", "csv": "csv", "raw": "txt", "debezium-json": "json", "canal-json": "json",
-        "maxwell-json": "json"}
+        "maxwell-json": "json", "ogg-json": "json"}
 
 
 def _format_of(table: TableDef) -> tuple[str, dict[str, str]]:

@@ -1,15 +1,15 @@
-"""Record Apache Flink 2.3's answers for the ``canal-json`` and ``maxwell-json`` formats over Kafka.
+"""Record Apache Flink 2.3's answers for the ``canal-json``, ``maxwell-json``, ``ogg-json`` formats.
 
 Writes ``tests/connectors/changelog_json_flink.json``, which
 ``tests/connectors/test_changelog_json_flink.py`` compares StreamSQL with. For each format:
 
-- ``reads``: :data:`CANAL` / :data:`MAXWELL` messages produced into a new one-partition topic, then
-  read by Flink's ``kafka`` source (bounded) with each option set of :data:`READS`: the rows with
-  their row kinds (physical columns, then the format's metadata columns as text), or the job's
-  error (its messages, outermost first);
-- ``writes``: the same topic read and written unchanged into a ``canal-json`` / ``maxwell-json``
-  sink topic (and :data:`VALUES_SQL`'s typed row), whose messages are then read back as text by a
-  ``raw`` source: the bytes Flink's encoder wrote.
+- ``reads``: :data:`CANAL` / :data:`MAXWELL` / :data:`OGG` messages produced into a new
+  one-partition topic, then read by Flink's ``kafka`` source (bounded) with each option set of
+  :data:`READS`: the rows with their row kinds (physical columns, then the format's metadata
+  columns as text), or the job's error (its messages, outermost first);
+- ``writes``: the same topic read and written unchanged into a sink topic of the same format
+  (and :data:`VALUES_SQL`'s typed row), whose messages are then read back as text by a ``raw``
+  source: the bytes Flink's encoder wrote.
 
 Needs the broker of ``STREAMSQL_KAFKA_BOOTSTRAP`` (default 127.0.0.1:9092), the Kafka SQL connector
 jar as cached by ``benchmarks/flink_setup.py``, and this project's venv for the Kafka client. Run::
@@ -70,6 +70,23 @@ MAXWELL_BAD = [
     "not an object",
     {"type": "insert", "data": {"id": 21, "name": "ok", "price": 1}, **_MAXWELL_META},
 ]
+_OGG_META = {"table": "DB.PRODUCTS", "op_ts": "2023-11-14 22:13:20.000000",
+             "current_ts": "2023-11-14T22:13:21.000000", "pos": "00000000000000000001",
+             "primary_keys": ["ID"]}
+#: Ogg messages: insert, update, delete.
+OGG = [
+    {"before": None, "after": {"id": 1, "name": "a", "price": 1.5}, "op_type": "I", **_OGG_META},
+    {"before": {"id": 1, "name": "a", "price": 1.5}, "after": {"id": 1, "name": "a2", "price": 2},
+     "op_type": "U", **_OGG_META},
+    {"before": {"id": 1, "name": "a2", "price": 2}, "after": None, "op_type": "D", **_OGG_META},
+]
+#: Ogg messages Flink cannot read: an update without its before image, an unknown op_type, no object.
+OGG_BAD = [
+    {"before": None, "after": {"id": 2, "name": "b", "price": 1}, "op_type": "U", **_OGG_META},
+    {"before": None, "after": {"id": 3, "name": "t", "price": 1}, "op_type": "T", **_OGG_META},
+    "not an object",
+    {"before": None, "after": {"id": 21, "name": "ok", "price": 1}, "op_type": "I", **_OGG_META},
+]
 #: Per format: metadata columns (``name TYPE METADATA FROM 'value.<key>'``) and their text in a query.
 META = {
     "canal-json": (
@@ -85,13 +102,15 @@ META = {
          "pk ARRAY<STRING> METADATA FROM 'value.primary-key-columns' VIRTUAL",
          "its TIMESTAMP_LTZ(3) METADATA FROM 'value.ingestion-timestamp' VIRTUAL"],
         "db, tb, CARDINALITY(pk), pk[1], CAST(its AS STRING)"),
+    "ogg-json": ([], ""),
 }
 #: Per format: (case name, messages, extra WITH options, with metadata columns).
 READS = {
     "canal-json": [
         ("plain", "good", {}, False),
         ("metadata", "good", {}, True),
-        ("include", "good", {"canal-json.database.include": "db", "canal-json.table.include": "prod.*"}, False),
+        ("include", "good", {"canal-json.database.include": "db", "canal-json.table.include": "prod.*"},
+         False),
         ("bad", "bad", {}, False),
         ("bad_ignored", "bad", {"canal-json.ignore-parse-errors": "true"}, False),
     ],
@@ -101,11 +120,21 @@ READS = {
         ("bad", "bad", {}, False),
         ("bad_ignored", "bad", {"maxwell-json.ignore-parse-errors": "true"}, False),
     ],
+    "ogg-json": [
+        ("plain", "good", {}, False),
+        ("bad", "bad", {}, False),
+        ("bad_ignored", "bad", {"ogg-json.ignore-parse-errors": "true"}, False),
+    ],
 }
 #: A typed insert-only row written by each format (with ISO-8601 timestamps and plain decimals).
 VALUES_COLUMNS = "k INT, d DECIMAL(10, 3), ts TIMESTAMP(3), b BOOLEAN, m MAP<STRING, INT>, s STRING"
 VALUES_SQL = ("SELECT 7, CAST(100.500 AS DECIMAL(10, 3)), TIMESTAMP '2024-05-01 10:00:00.120', TRUE, "
               "MAP['x', 1], 'q\"u'")
+
+
+def iso_plain(fmt: str) -> dict:
+    """``fmt``'s options for ISO-8601 timestamps and plain decimals."""
+    return {f"{fmt}.timestamp-format.standard": "ISO-8601", f"{fmt}.encode.decimal-as-plain-number": "true"}
 
 
 def _options(bootstrap: str, topic: str, fmt: str, extra: dict, bounded: bool = True) -> str:
@@ -143,7 +172,8 @@ def main() -> int:
     bootstrap = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
     t = table_env(kafka_jar(), utc=True)
     out = {}
-    for fmt, good, bad in (("canal-json", CANAL, CANAL_BAD), ("maxwell-json", MAXWELL, MAXWELL_BAD)):
+    for fmt, good, bad in (("canal-json", CANAL, CANAL_BAD), ("maxwell-json", MAXWELL, MAXWELL_BAD),
+                           ("ogg-json", OGG, OGG_BAD)):
         topics = {}
         for label, msgs in (("good", good), ("bad", bad)):
             topics[label] = f"formats35-flink-{fmt}-{label}-{uuid.uuid4().hex[:8]}"
@@ -156,8 +186,7 @@ def main() -> int:
         writes = {
             "changelog": _written(t, bootstrap, fmt, COLUMNS, f"SELECT * FROM {src}", {}),
             "values": _written(t, bootstrap, fmt, VALUES_COLUMNS, VALUES_SQL, {}),
-            "values_iso_plain": _written(t, bootstrap, fmt, VALUES_COLUMNS, VALUES_SQL, {
-                f"{fmt}.timestamp-format.standard": "ISO-8601", f"{fmt}.encode.decimal-as-plain-number": "true"}),
+            "values_iso_plain": _written(t, bootstrap, fmt, VALUES_COLUMNS, VALUES_SQL, iso_plain(fmt)),
         }
         out[fmt] = {"good": good, "bad": bad, "reads": reads, "writes": writes}
         print(json.dumps(out[fmt], indent=1), flush=True)

@@ -1,6 +1,6 @@
 """Formats: message payloads ⇄ batches, by Flink's format names (json, csv, raw, debezium-json, ...).
 
-The changelog JSON formats debezium-json, canal-json and maxwell-json share :mod:`.changelog_json`.
+The changelog JSON formats debezium-json, canal-json, maxwell-json and ogg-json share :mod:`.changelog_json`.
 
 Format options carry the format name as prefix, as in Flink DDL (``'json.ignore-parse-errors'``,
 ``'csv.field-delimiter'``, ``'debezium-json.schema-include'``, ``'raw.charset'``). A connector
@@ -60,6 +60,7 @@ def _formats() -> dict[str, _Format]:
         json,
         json_encode,
         maxwell_json,
+        ogg_json,
         raw,
     )
 
@@ -74,6 +75,7 @@ def _formats() -> dict[str, _Format]:
         "maxwell-json": _Format(
             maxwell_json.OPTIONS, maxwell_json.MaxwellJsonDecoder, maxwell_json.MaxwellJsonEncoder
         ),
+        "ogg-json": _Format(ogg_json.OPTIONS, ogg_json.OggJsonDecoder, ogg_json.OggJsonEncoder),
     }
 
 
@@ -216,7 +218,7 @@ def _string_map_keys(format_name: str, schema: Schema, table: str | None) -> Non
     Raises:
         ConfigError: with Flink's message, naming the table.
     """
-    if format_name.strip().lower() not in ("json", "debezium-json", "canal-json", "maxwell-json"):
+    if format_name.strip().lower() not in ("json", "debezium-json", "canal-json", "maxwell-json", "ogg-json"):
         return
     todo = [f.type for f in reversed(schema.fields)]  # depth first, in field order, as Flink's
     while todo:
