@@ -9,7 +9,9 @@ Writes ``tests/connectors/changelog_json_flink.json``, which
   columns as text), or the job's error (its messages, outermost first);
 - ``writes``: the same topic read and written unchanged into a sink topic of the same format
   (and :data:`VALUES_SQL`'s typed row), whose messages are then read back as text by a ``raw``
-  source: the bytes Flink's encoder wrote.
+  source: the bytes Flink's encoder wrote;
+- ``avro``: the bytes Flink's ``avro`` format (``flink-sql-avro`` 2.3.0 from Maven Central) wrote
+  for :data:`AVRO_SQL`'s rows (hex), and the rows Flink's ``avro`` source reads back from them.
 
 Needs the broker of ``STREAMSQL_KAFKA_BOOTSTRAP`` (default 127.0.0.1:9092), the Kafka SQL connector
 jar as cached by ``benchmarks/flink_setup.py``, and this project's venv for the Kafka client. Run::
@@ -24,7 +26,7 @@ import os
 import sys
 import uuid
 
-from flink_session import ROOT, collect, error_text, kafka_jar, produce_json, table_env
+from flink_session import ROOT, collect, error_text, kafka_jar, maven_jar, produce_json, table_env
 
 OUT = ROOT / "tests" / "connectors" / "changelog_json_flink.json"
 COLUMNS = "id INT, name STRING, price DECIMAL(10, 2)"
@@ -167,10 +169,42 @@ def _written(t, bootstrap: str, fmt: str, columns: str, select: str, extra: dict
     return [r[0] for r in collect(t, f"SELECT v FROM {raw}")]
 
 
+#: The ``avro`` format: a table of every common type, rows written by Flink's sink (their bytes) and
+#: read back by Flink's source.
+AVRO_COLUMNS = ("id INT, name STRING, price DECIMAL(10, 2), ts TIMESTAMP(3), d DATE, b BOOLEAN, x DOUBLE, "
+                "bs BYTES, big BIGINT, arr ARRAY<INT>, m MAP<STRING, BIGINT>, r ROW<a INT, s STRING>")
+AVRO_SQL = ("SELECT * FROM (VALUES "
+            "(1, 'a', CAST(1.50 AS DECIMAL(10, 2)), TIMESTAMP '2024-05-01 10:00:00.123', DATE '2024-05-01', "
+            "TRUE, 2.5, X'0102ff', CAST(9000000000 AS BIGINT), ARRAY[1, 2], MAP['k', CAST(7 AS BIGINT)], "
+            "ROW(3, 'z')), "
+            "(2, CAST(NULL AS STRING), CAST(NULL AS DECIMAL(10, 2)), CAST(NULL AS TIMESTAMP(3)), "
+            "CAST(NULL AS DATE), CAST(NULL AS BOOLEAN), CAST(NULL AS DOUBLE), CAST(NULL AS BYTES), "
+            "CAST(NULL AS BIGINT), CAST(NULL AS ARRAY<INT>), CAST(NULL AS MAP<STRING, BIGINT>), "
+            "CAST(NULL AS ROW<a INT, s STRING>)), "
+            "(3, '\u00e9t\u00e9', CAST(-12345678.99 AS DECIMAL(10, 2)), TIMESTAMP '1969-12-31 23:59:59.999', "
+            "DATE '1900-01-01', FALSE, -0.0, X'', CAST(-1 AS BIGINT), ARRAY[CAST(NULL AS INT)], "
+            "MAP['n', CAST(NULL AS BIGINT)], ROW(CAST(NULL AS INT), CAST(NULL AS STRING))))")
+AVRO_READ = ("SELECT id, name, CAST(price AS STRING), CAST(ts AS STRING), CAST(d AS STRING), b, x, "
+             "TO_BASE64(bs), big, CAST(arr AS STRING), m['k'], m['n'], r.a, r.s FROM {}")
+
+
+def _avro(t, bootstrap: str) -> dict:
+    """Flink's ``avro`` bytes of :data:`AVRO_SQL`'s rows (hex) and the rows its source reads back."""
+    topic = f"formats35-flink-avro-{uuid.uuid4().hex[:8]}"
+    sink = _options(bootstrap, topic, "avro", {}, False)
+    t.execute_sql(f"CREATE TABLE avro_snk ({AVRO_COLUMNS}) WITH ({sink})")
+    t.execute_sql(f"INSERT INTO avro_snk {AVRO_SQL}").wait()
+    t.execute_sql(f"CREATE TABLE avro_raw (v BYTES) WITH ({_options(bootstrap, topic, 'raw', {})})")
+    written = [bytes(r[0]).hex() for r in collect(t, "SELECT v FROM avro_raw")]
+    t.execute_sql(f"CREATE TABLE avro_src ({AVRO_COLUMNS}) WITH ({_options(bootstrap, topic, 'avro', {})})")
+    rows = collect(t, AVRO_READ.format("avro_src"))
+    return {"columns": AVRO_COLUMNS, "sql": AVRO_SQL, "read": AVRO_READ, "written": written, "rows": rows}
+
+
 def main() -> int:
     """Produce the messages, run every case on Flink, write :data:`OUT`."""
     bootstrap = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
-    t = table_env(kafka_jar(), utc=True)
+    t = table_env(kafka_jar(), maven_jar("org.apache.flink", "flink-sql-avro", "2.3.0"), utc=True)
     out = {}
     for fmt, good, bad in (("canal-json", CANAL, CANAL_BAD), ("maxwell-json", MAXWELL, MAXWELL_BAD),
                            ("ogg-json", OGG, OGG_BAD)):
@@ -183,13 +217,23 @@ def main() -> int:
                  for name, which, extra, meta in READS[fmt]}
         src = f"pass_{fmt.replace('-', '_')}"
         t.execute_sql(f"CREATE TABLE {src} ({COLUMNS}) WITH ({_options(bootstrap, topics['good'], fmt, {})})")
-        writes = {
-            "changelog": _written(t, bootstrap, fmt, COLUMNS, f"SELECT * FROM {src}", {}),
-            "values": _written(t, bootstrap, fmt, VALUES_COLUMNS, VALUES_SQL, {}),
-            "values_iso_plain": _written(t, bootstrap, fmt, VALUES_COLUMNS, VALUES_SQL, iso_plain(fmt)),
-        }
+        writes = {}
+        for case, columns, select, extra in (
+            ("changelog", COLUMNS, f"SELECT * FROM {src}", {}),
+            ("values", VALUES_COLUMNS, VALUES_SQL, {}),
+            ("values_iso_plain", VALUES_COLUMNS, VALUES_SQL, iso_plain(fmt)),
+        ):
+            try:
+                writes[case] = _written(t, bootstrap, fmt, columns, select, extra)
+            except Exception as e:  # noqa: BLE001  (PyFlink's wrappers)
+                writes[case] = {"error": error_text(e)}
         out[fmt] = {"good": good, "bad": bad, "reads": reads, "writes": writes}
         print(json.dumps(out[fmt], indent=1), flush=True)
+    try:
+        out["avro"] = _avro(t, bootstrap)
+    except Exception as e:  # noqa: BLE001  (PyFlink's wrappers)
+        out["avro"] = {"error": error_text(e)}
+    print(json.dumps(out["avro"], indent=1), flush=True)
     OUT.write_text(json.dumps({"flink": "2.3", "columns": COLUMNS, "values_columns": VALUES_COLUMNS,
                                "values_sql": VALUES_SQL, **out}, indent=1) + "\n", encoding="utf-8")
     return 0

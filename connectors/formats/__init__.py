@@ -54,6 +54,7 @@ class _Format(NamedTuple):
 
 def _formats() -> dict[str, _Format]:
     from streamsql.connectors.formats import (
+        avro,
         canal_json,
         csv,
         debezium_json,
@@ -76,6 +77,7 @@ def _formats() -> dict[str, _Format]:
             maxwell_json.OPTIONS, maxwell_json.MaxwellJsonDecoder, maxwell_json.MaxwellJsonEncoder
         ),
         "ogg-json": _Format(ogg_json.OPTIONS, ogg_json.OggJsonDecoder, ogg_json.OggJsonEncoder),
+        "avro": _Format(avro.OPTIONS, avro.AvroDecoder, avro.AvroEncoder),
     }
 
 

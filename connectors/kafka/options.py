@@ -26,7 +26,7 @@ from streamsql.core.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
-FORMATS = ("json", "csv", "raw", "debezium-json", "canal-json", "maxwell-json", "ogg-json")
+FORMATS = ("json", "csv", "raw", "debezium-json", "canal-json", "maxwell-json", "ogg-json", "avro")
 
 OPT_TOPIC = OptionSpec("topic", description="topic name, or several separated by ';'")
 OPT_BOOTSTRAP = OptionSpec(
