@@ -3,8 +3,9 @@
 A message is ``{"data": [row, ...], "old": [changed fields, ...] | null, "type": "INSERT" |
 "UPDATE" | "DELETE" | "CREATE", "database": ..., "table": ..., "pkNames": [...], "sqlType":
 {...}, "ts": ms, "es": ms, ...}``. As Flink's ``CanalJsonDeserializationSchema``: ``INSERT`` →
-+I per row of ``data``; ``UPDATE`` → per row, -U (the row's ``old`` object, its NULL or missing
-fields taken from the row) then +U (the row); ``DELETE`` → -D per row; ``CREATE`` (a DDL event) →
++I per row of ``data``; ``UPDATE`` → per row, -U (the row's ``old`` object; a field it leaves
+NULL is taken from the row unless *any* object of ``old`` names it, Jackson's ``findValue`` over
+the whole array: then it stays NULL) then +U (the row); ``DELETE`` → -D per row; ``CREATE`` (a DDL event) →
 nothing; another type fails the message. With ``'canal-json.database.include'`` /
 ``'canal-json.table.include'`` (Java regular expressions matched against the whole name) a
 message of another database or table is no change. Metadata (``METADATA FROM 'value.<key>'``):
@@ -27,6 +28,7 @@ from streamsql.connectors.formats.changelog_json import (
     changelog_options,
     json_text,
     metadata,
+    names_within,
 )
 from streamsql.connectors.formats.convert import RecordError
 
@@ -85,9 +87,10 @@ class CanalJsonDecoder(ChangelogJsonDecoder):
         if kind == "DELETE":
             return [(r, RowKind.DELETE) for r in data]
         old = obj.get("old")
+        kept = names_within(old)  # Jackson's findValue over the whole "old" array, as Flink's
         out: list[Change] = []
         for i, r in enumerate(data):
-            out.append((Partial(old_row(old, i)), RowKind.UPDATE_BEFORE))
+            out.append((Partial(old_row(old, i), kept), RowKind.UPDATE_BEFORE))
             out.append((r, RowKind.UPDATE_AFTER))
         return out
 

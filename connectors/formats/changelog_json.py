@@ -56,9 +56,9 @@ class Partial:
     """An update's ``old`` object: the fields that changed; the others are the next change's row's.
 
     A field of the before image that ``old`` leaves NULL is taken from the after image
-    (:meth:`ChangelogJsonDecoder.rows_of`), as Flink's canal deserializer does, unless its name is
-    in ``kept``: Flink's maxwell deserializer keeps a NULL whose name ``old`` holds (Jackson's
-    ``findValue``: at any depth), a field set to null.
+    (:meth:`ChangelogJsonDecoder.rows_of`) unless its name is in ``kept``: Flink's canal and
+    maxwell deserializers keep a NULL whose name their ``old`` field holds at any depth
+    (Jackson's ``findValue``; canal's ``old`` is the array of every row's changed fields).
     """
 
     __slots__ = ("kept", "old")
