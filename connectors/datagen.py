@@ -339,7 +339,7 @@ class _FieldGen:
             if n == "DATE":
                 return pa.array((ms // 86_400_000).astype(np.int32)).cast(pa.date32())
             unit = self.at.unit
-            vals = ms * 1000 if unit == "us" else ms
+            vals = ms * {"ms": 1, "us": 1000, "ns": 1_000_000}[unit]  # a TIMESTAMP(7..9) is in ns
             return pa.array(vals).cast(self.at)
         if n == "TIME":  # a random time of day, in whole units of its precision (a pure function of the row)
             unit = 10 ** (3 - min(self.t.precision or 0, 3))

@@ -1,10 +1,10 @@
 """Record Apache Flink 2.3's answers for the JSON path grid (``tests/functions/json_path_grid.py``).
 
-Each expression runs over its input table (``jgrid``, ``jfgrid``: the path a column, every
-document with every path; ``jdocs``, ``jfdocs``: a literal path; the ``f`` tables are the filter
-and function grid) as ``SELECT id, e0, e1, ... FROM t`` in PyFlink's local
-mini-cluster; a group that fails (at planning or in its job) is halved until the failing
-expression runs alone. Writes ``tests/functions/flink_json_paths.json``::
+Each expression runs over its input table (``jgrid``, ``jfgrid``, ``jsgrid``: the path a column,
+every document with every path; ``jdocs``, ``jfdocs``, ``jsdocs``: a literal path; the ``f``
+tables are the filter and function grid, the ``s`` ones the deep scan grid) as ``SELECT id, e0,
+e1, ... FROM t`` in PyFlink's local mini-cluster; a group that fails (at planning or in its job) is
+halved until the failing expression runs alone. Writes ``tests/functions/flink_json_paths.json``::
 
     {expr: {"table", "type", "rows": {id: value}} | {"table", "refused": Flink's error}
            | {"table", "type", "error": Flink's job failure}}
@@ -14,7 +14,7 @@ Usage (serialized with other Flink users)::
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_json_paths.py [TEXT ...]
 
 With arguments, only the expressions containing one of them are recorded and merged into the
-file (``fdoc``: the filter and function grid).
+file (``fdoc``: the filter and function grid; ``sdoc``: the deep scan grid).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import flink_session  # noqa: E402
 from tests.functions import json_path_grid as g  # noqa: E402
 
 OUT = ROOT / "tests" / "functions" / "flink_json_paths.json"
-MAX_ITEMS = 8
+MAX_ITEMS = 16
 CHUNK = 24  # expressions per first query: a failing group of hundreds is slow to halve
 
 
@@ -107,10 +107,14 @@ def main() -> int:
     (folder / "fdocs.json").write_text(g.json_lines(g.fdoc_rows(), ("id", "fdoc")), encoding="utf-8")
     t.execute_sql(g.ddl("jfgrid", str(folder / "fgrid.json")))
     t.execute_sql(g.ddl("jfdocs", str(folder / "fdocs.json")))
+    (folder / "sgrid.json").write_text(g.json_lines(g.sgrid_rows(), ("id", "sdoc", "sp")), encoding="utf-8")
+    (folder / "sdocs.json").write_text(g.json_lines(g.sdoc_rows(), ("id", "sdoc")), encoding="utf-8")
+    t.execute_sql(g.ddl("jsgrid", str(folder / "sgrid.json")))
+    t.execute_sql(g.ddl("jsdocs", str(folder / "sdocs.json")))
     out: dict = {}
     only = sys.argv[1:]
     for table, exprs in (("jgrid", g.GRID_EXPRS), ("jdocs", g.DOC_EXPRS), ("jfgrid", g.FGRID_EXPRS),
-                         ("jfdocs", g.FDOC_EXPRS)):
+                         ("jfdocs", g.FDOC_EXPRS), ("jsgrid", g.SGRID_EXPRS), ("jsdocs", g.SDOC_EXPRS)):
         chosen = [e for e in exprs if not only or any(o in e for o in only)]
         for at in range(0, len(chosen), CHUNK):
             _answer(t, table, chosen[at:at + CHUNK], out)
@@ -120,8 +124,13 @@ def main() -> int:
 
 
 def _save(out: dict, merge: bool) -> None:
-    """Write the answers so far (merged into the file's others when only some are recorded)."""
+    """Write the answers so far (merged into the file's others when only some are recorded).
+
+    The file keeps the expressions of the grid only.
+    """
     old = json.loads(OUT.read_text(encoding="utf-8")) if OUT.exists() and merge else {}
+    grid = set(g.GRID_EXPRS + g.DOC_EXPRS + g.FGRID_EXPRS + g.FDOC_EXPRS + g.SGRID_EXPRS + g.SDOC_EXPRS)
+    old = {e: v for e, v in old.items() if e in grid}  # an expression taken out of the grid goes
     old.update(out)
     OUT.write_text(json.dumps(old, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
 

@@ -19,6 +19,7 @@ from flink_over_changelog import CHANGELOG, CHANGES, EV, W_RANGE, W_ROWS
 from flink_session import ROOT
 
 OUT = ROOT / "tests" / "runtime" / "over_nontime_calls_flink.json"
+W_DEFAULT = "WINDOW w AS (PARTITION BY k ORDER BY p)"
 
 SCENARIOS = [
     {"name": "rows_count_distinct", "rows": EV,
@@ -52,6 +53,25 @@ SCENARIOS = [
      "query": "SELECT id, k, p, ROW_NUMBER() OVER (ORDER BY p) FROM ev"},
     {"name": "changelog_range_first_value", "rows": CHANGES, **CHANGELOG,
      "query": f"SELECT id, k, p, FIRST_VALUE(v) OVER ({W_RANGE}) FROM ev"},
+    # ROW_NUMBER's frame is ROWS (Calcite's), the others' RANGE: two windows, which Flink refuses
+    {"name": "row_number_beside_sum", "rows": EV,
+     "query": f"SELECT id, k, p, ROW_NUMBER() OVER w, SUM(v) OVER w FROM ev {W_DEFAULT}"},
+    {"name": "row_number_beside_count", "rows": EV,
+     "query": "SELECT id, k, p, ROW_NUMBER() OVER (PARTITION BY k ORDER BY p), COUNT(*) OVER (PARTITION BY k "
+              "ORDER BY p) FROM ev"},
+    {"name": "row_number_beside_rank", "rows": EV,
+     "query": f"SELECT id, k, p, ROW_NUMBER() OVER w, RANK() OVER w FROM ev {W_DEFAULT}"},
+    {"name": "rank_beside_sum", "rows": EV,
+     "query": f"SELECT id, k, p, RANK() OVER w, SUM(v) OVER w FROM ev {W_DEFAULT}"},
+    {"name": "row_number_rows_frame", "rows": EV,
+     "query": f"SELECT id, k, p, ROW_NUMBER() OVER w, SUM(v) OVER w FROM ev WINDOW w AS ({W_ROWS})"},
+    # the same window: ROW_NUMBER's ROWS frame spelled out for the other call; the default frame spelled out
+    {"name": "row_number_beside_rows_sum", "rows": EV,
+     "query": f"SELECT id, k, p, ROW_NUMBER() OVER (PARTITION BY k ORDER BY p), SUM(v) OVER ({W_ROWS}) "
+              "FROM ev"},
+    {"name": "default_beside_explicit_range", "rows": EV,
+     "query": f"SELECT id, k, p, SUM(v) OVER (PARTITION BY k ORDER BY p), COUNT(*) OVER ({W_RANGE}) "
+              "FROM ev"},
     {"name": "changelog_row_number", "rows": CHANGES, **CHANGELOG,
      "query": "SELECT id, k, p, ROW_NUMBER() OVER (PARTITION BY k ORDER BY p) FROM ev"},
 ]

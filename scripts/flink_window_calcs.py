@@ -8,7 +8,9 @@ a window Top-N, deduplication or join (``"window-rank"``, ``"window-dedup"``, ``
 ``"group"`` (a GroupAggregate); also over a processing-time table ``evp``, a second table ``evr`` and
 a SESSION view ``sv``; ``"error: <message>"`` where Flink refuses the query. Written to
 ``tests/plan/window_calcs_flink.json``, which
-``tests/plan/test_window_calcs.py`` compares StreamSQL's EXPLAIN with. Regenerate::
+``tests/plan/test_window_calcs.py`` compares StreamSQL's EXPLAIN with; and, for the SESSION queries,
+the ``window=[...]`` texts of the plan's operators (``window_calcs_session_windows_flink.json``).
+Regenerate::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_window_calcs.py
 """
@@ -19,6 +21,8 @@ import json
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "plan" / "window_calcs_flink.json"
+#: The ``window=[...]`` texts of each SESSION query's physical plan (session35), bottom first.
+WINDOWS_OUT = OUT.with_name("window_calcs_session_windows_flink.json")
 DDL = [
     "CREATE TABLE ev (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
     "WITH ('connector' = 'datagen', 'number-of-rows' = '5')",
@@ -138,6 +142,21 @@ QUERIES = [
     f"{RN}, k ORDER BY pt DESC) AS rn FROM (SELECT * FROM {P} WHERE v > 0)) WHERE rn = 1",
     f"SELECT L.k, L.v, R.v FROM (SELECT * FROM {P} WHERE v > 0) L JOIN (SELECT * FROM {P}) R "
     "ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k",
+    # session35: SESSION TVF rows under a window operator, a GROUP BY without the PARTITION BY key
+    f"{RN}, k ORDER BY ts ASC) AS rn FROM {S}) WHERE rn = 1",
+    f"{RN}, k ORDER BY ts DESC) AS rn FROM {S} WHERE window_end > ts + INTERVAL '5' SECOND) WHERE rn = 1",
+    f"SELECT window_start, window_end, COUNT(*) FROM {S} {W}",
+    f"SELECT k, window_start, COUNT(*) FROM {S} GROUP BY k, window_start",
+    f"SELECT * FROM {S}",
+    "SELECT L.k, L.v, R.w FROM (SELECT * FROM TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), "
+    "INTERVAL '10' SECOND))) L JOIN (SELECT * FROM TABLE(SESSION(TABLE evr PARTITION BY k, DESCRIPTOR(ts), "
+    "INTERVAL '20' SECOND))) R ON L.window_start = R.window_start AND L.window_end = R.window_end "
+    "AND L.k = R.k",
+    f"SELECT L.k, L.v, R.w FROM (SELECT * FROM {S}) L JOIN (SELECT * FROM {T.replace('ev,', 'evr,')}) R "
+    "ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k",
+    "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY v DESC) "
+    "AS rn FROM TABLE(SESSION(TABLE evp PARTITION BY k, DESCRIPTOR(pt), INTERVAL '10' SECOND))) "
+    "WHERE rn <= 2",
 ]
 
 
@@ -166,12 +185,37 @@ def main() -> None:
     for st in DDL:
         tenv.execute_sql(st)
     kinds = {}
+    windows = {}
     for q in QUERIES:
         try:
-            kinds[q] = kind(tenv.explain_sql(q))
+            plan = tenv.explain_sql(q)
         except Exception as e:  # noqa: BLE001 - Flink's refusal is the answer
             kinds[q] = "error: " + refusal(str(e))
+            continue
+        kinds[q] = kind(plan)
+        if "SESSION" in q:
+            windows[q] = window_texts(plan)
     OUT.write_text(json.dumps(kinds, indent=1) + "\n")
+    WINDOWS_OUT.write_text(json.dumps(windows, indent=1) + "\n")
+
+
+def window_texts(plan: str) -> list[str]:
+    """The ``window=[...]`` arguments of the optimized physical plan's operators, bottom first.
+
+    Shared with the test (imported by path), which reads StreamSQL's EXPLAIN the same way.
+    """
+    physical = plan.split("== Optimized Physical Plan ==")[1].split("== Optimized Execution Plan ==")[0]
+    texts = []
+    for line in physical.splitlines():
+        if "window=[" in line:
+            rest = line.split("window=[", 1)[1]
+            depth, end = 1, 0
+            for end, ch in enumerate(rest):
+                depth += {"[": 1, "]": -1}.get(ch, 0)
+                if depth == 0:
+                    break
+            texts.append(rest[:end])
+    return texts[::-1]
 
 
 def refusal(text: str) -> str:

@@ -312,7 +312,7 @@ class Shell:
             return
         stripped, order = split_order_by(tree)
         if order and isinstance(tree, exp.Select):
-            try:  # ORDER BY an event-time attribute: the job's temporal sort emits in order; show that
+            try:  # ORDER BY a time attribute: the job's temporal sort emits in order; show that
                 result = self.env.execute_parsed(tree, sql)
             except NotTemporalSortError:
                 result = None

@@ -1,7 +1,7 @@
 """``ORDER BY`` of a query typed in the shell: the final table, sorted, when the query ends.
 
-An ORDER BY whose first key is an ascending event-time attribute is Flink's temporal sort: the
-job itself emits the rows in order as the watermark passes them (late rows dropped), and the
+An ORDER BY whose first key is an ascending time attribute is Flink's temporal sort: the job
+itself emits the rows in order as the watermark (or the processing-time clock) passes them, and the
 shell shows what it emits, as Flink's SQL client does (``shell/app.py``). Any other ORDER BY
 cannot be emitted in order by a streaming query (a later row may sort first), and the planner
 refuses it in a job. In the shell's result view it is a presentation of the result,
@@ -15,8 +15,9 @@ each ``ASC`` (default) or ``DESC`` with NULLs first for ASC and last for DESC un
 FIRST|LAST`` says otherwise (as Flink). Values compare as SQL values: numbers by value, strings
 by code point (= their UTF-8 bytes, as Flink), dates and timestamps in time order. Anything else
 in ORDER BY, or with LIMIT / OFFSET / FETCH, is left to the planner, which refuses it at its
-position. An ORDER BY that starts with an ascending event-time attribute is not a shell sort:
-it is Flink's temporal sort, which the planner runs (shell/app.py tries it first).
+position. An ORDER BY that starts with an ascending time attribute (event or processing time)
+is not a shell sort: it is Flink's temporal sort, which the planner runs (shell/app.py tries it
+first).
 """
 
 from __future__ import annotations

@@ -387,7 +387,8 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
 
         return conv
     if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        per_unit = 1000 if (t.precision or 0) > 3 else 1_000_000  # ns per µs / ms
+        p = t.precision or 0
+        per_unit = 1 if p > 6 else 1000 if p > 3 else 1_000_000  # ns per ns / µs / ms (types.py)
         ltz = n == "TIMESTAMP_LTZ"
 
         def conv(v):
@@ -401,7 +402,8 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
                 raise RecordError(msg) from None
             epoch = ns // per_unit  # floored, as Flink's epoch millis
             if not -(2**63) <= epoch < 2**63:  # the int64 an Arrow timestamp holds
-                msg = f"cannot convert {quoted(v)} to {t.sql()} (out of range)"
+                held = " (years 1677..2262 in nanoseconds here)" if p > 6 else ""
+                msg = f"cannot convert {quoted(v)} to {t.sql()} (out of range{held})"
                 raise RecordError(msg)
             return epoch
 

@@ -425,6 +425,11 @@ class ExchangeReader(Source):
                 "exactly-once: restart it afresh (remove its checkpoint folder and its _streamsql-* topics) "
                 "or from a savepoint")
 
+    def is_idle(self) -> bool:
+        """Every upstream task that has not ended went idle (and none of them sent rows since)."""
+        live = [u for u in range(self.upstream) if u not in self.ended]
+        return bool(live) and all(u in self.idle for u in live)
+
     def watermark(self) -> int | None:
         """The minimum watermark over the upstream tasks that have neither ended nor gone idle.
 

@@ -41,16 +41,21 @@ Protocol (checkpoint n):
    marker records are not read back: they are an audit trail of the commits (which checkpoint,
    which source positions, when).
 
-The transactional id is ``f"{prefix}-{job_name}-{task_index}"`` (prefix:
-``'sink.transactional-id-prefix'``, default ``streamsql``): stable across restarts so fencing
-works, distinct per task so tasks of a scaled-out job never fence one another.
+The transactional id is ``f"{prefix}-{job_name}-{task_index}"``, its prefix the task's
+:func:`transaction_prefix`: the distinct ``'sink.transactional-id-prefix'`` values of the task's
+exactly-once sinks (and exchanges), sorted and joined with ``+``, default ``streamsql``. Flink
+gives each sink its own transactions and its docs ask for a distinct prefix per sink; here the
+sinks of a task commit in one transaction, so one id stands for all of them. It is stable across
+restarts so fencing works (one prefix gives the id of the single-prefix rule, unchanged),
+distinct per task so tasks of a scaled-out job never fence one another, and it starts with the
+first prefix, so a Kafka ACL on that prefix (``PREFIXED`` transactional-id) covers it.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import orjson
 from confluent_kafka import Consumer, IsolationLevel, KafkaError, KafkaException, TopicPartition
@@ -79,6 +84,8 @@ from streamsql.core.values import parse_bool
 log = logging.getLogger(__name__)
 
 DEFAULT_PREFIX = "streamsql"
+#: Joins the distinct prefixes of a task's exactly-once sinks (:func:`transaction_prefix`).
+PREFIX_JOINER = "+"
 DEFAULT_PROGRESS_TOPIC = "_streamsql_progress"
 SERVICE_KEY = "kafka_transactions"
 #: Timeout of init/commit/abort transaction calls.
@@ -99,6 +106,22 @@ _COORDINATOR_MOVING = (KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_I
                        KafkaError.COORDINATOR_NOT_AVAILABLE)
 
 
+def transaction_prefix(prefixes: Iterable[str | None]) -> str:
+    """The transactional id prefix of a task whose exactly-once sinks give ``prefixes``.
+
+    Args:
+        prefixes: each sink's ``'sink.transactional-id-prefix'`` (None or ``''``: unset).
+
+    Returns:
+        The distinct set values sorted and joined with ``+`` (``['b', 'a', 'b']`` gives
+        ``'a+b'``); one value gives itself, as the single-prefix rule did (an upgraded job keeps
+        its committed id); none gives ``streamsql``. Deterministic, so a restart of the same
+        script takes the same id and fences its zombie.
+    """
+    given = sorted({p for p in prefixes if p})
+    return PREFIX_JOINER.join(given) if given else DEFAULT_PREFIX
+
+
 class KafkaTransactions:
     """The job's transactional producer and Committer (see module docstring).
 
@@ -106,7 +129,8 @@ class KafkaTransactions:
         props: librdkafka properties (``bootstrap.servers`` and the table's ``properties.*``).
         job_name: the job's stable name.
         task_index: the task's index (part of the transactional id).
-        prefix: transactional id prefix.
+        prefix: a sink's transactional id prefix (None: unset); more sinks add theirs
+            (:meth:`add_prefix`) until :meth:`open`, the id is :func:`transaction_prefix` of all.
         progress_topic: the compacted topic of the checkpoint markers; its partition 0 carries the
             progress group's committed offset (the last committed checkpoint id).
         batch_produce: hand librdkafka a batch of rows in one call (:mod:`.native`), where it can.
@@ -119,7 +143,7 @@ class KafkaTransactions:
         props: dict[str, Any],
         job_name: str,
         task_index: int = 0,
-        prefix: str = DEFAULT_PREFIX,
+        prefix: str | None = None,
         progress_topic: str = DEFAULT_PROGRESS_TOPIC,
         batch_produce: bool = True,
         metadata_timeout_s: float = METADATA_TIMEOUT_S,
@@ -131,10 +155,9 @@ class KafkaTransactions:
         self.bootstrap = str(self.props.get("bootstrap.servers", ""))
         self.job_name = job_name
         self.task_index = task_index
-        self.prefix = prefix
-        self.transactional_id = f"{prefix}-{job_name}-{task_index}"
+        #: the prefixes the task's exactly-once sinks gave (None: unset), until :meth:`open`
+        self.prefixes: list[str | None] = [prefix]
         self.progress_topic = progress_topic
-        self.what = f"Job '{job_name}' (Kafka transaction '{self.transactional_id}')"
         self.handle: ProducerHandle | None = None
         #: Topics the transaction writes that are no table's output (the progress topic, the
         #: task's exchanges): their records are not awaited (:meth:`await_output`).
@@ -152,6 +175,33 @@ class KafkaTransactions:
         #: the uid of the last commit, as :meth:`last_committed` read it (None: none recorded)
         self.committed_uid: str | None = None
 
+    @property
+    def prefix(self) -> str:
+        """The transactional id prefix: :func:`transaction_prefix` of the sinks' prefixes."""
+        return transaction_prefix(self.prefixes)
+
+    @property
+    def transactional_id(self) -> str:
+        """``<prefix>-<job name>-<task index>``: stable across restarts, one per task."""
+        return f"{self.prefix}-{self.job_name}-{self.task_index}"
+
+    @property
+    def what(self) -> str:
+        """The transaction, in messages."""
+        return f"Job '{self.job_name}' (Kafka transaction '{self.transactional_id}')"
+
+    def add_prefix(self, prefix: str | None, table: str) -> None:
+        """Another exactly-once sink of the task writes in the transaction, with ``prefix``.
+
+        Raises:
+            JobSetupError: the transaction is open already (its id cannot change any more).
+        """
+        if transaction_prefix([*self.prefixes, prefix]) != self.prefix and self.handle is not None:
+            msg = (f"Table '{table}': its 'sink.transactional-id-prefix' = '{prefix}' joins the Kafka "
+                   f"transaction '{self.transactional_id}' after it opened")
+            raise JobSetupError(msg)
+        self.prefixes.append(prefix)
+
     # -- creation --------------------------------------------------------------------------------
     @classmethod
     def for_context(cls, ctx: ConnectorContext) -> KafkaTransactions:
@@ -159,25 +209,28 @@ class KafkaTransactions:
 
         Cheap: nothing connects before :meth:`open`.
 
+        Each sink adds its ``'sink.transactional-id-prefix'`` (:meth:`add_prefix`): sinks with
+        different prefixes share the transaction, under :func:`transaction_prefix` of them all.
+
         Raises:
-            JobSetupError: when two exactly-once sinks of the job disagree on the brokers, the
-                transactional id prefix or the progress topic.
+            JobSetupError: when two exactly-once sinks of the job disagree on the brokers or the
+                progress topic (the transaction's one producer and one commit record).
         """
         o = ctx.table.options
         props = librdkafka_props(o, f"Table '{ctx.table.name}': ", "producer")
-        prefix = o.get("sink.transactional-id-prefix") or DEFAULT_PREFIX
+        prefix = o.get("sink.transactional-id-prefix") or None
         topic = o.get("sink.progress-topic") or DEFAULT_PROGRESS_TOPIC
         key = "streamsql.exec.kafka.batch-produce"
         batch = parse_bool(ctx.config.get(key, "true"), key)
         wait_s = metadata_timeout_s(ctx.table, "producer")
         txn = ctx.resources.shared(
-            SERVICE_KEY, lambda: cls(props, ctx.job_name, ctx.task_index, prefix, topic, batch, wait_s))
+            SERVICE_KEY, lambda: cls(props, ctx.job_name, ctx.task_index, None, topic, batch, wait_s))
         ctx.resources.register_committer(txn)
+        txn.add_prefix(prefix, ctx.table.name)
         txn.before_fencing = ctx.resources.before_fencing
         txn.run_folder = ctx.resources.run_folder
         for what, mine, theirs in (
             ("'properties.bootstrap.servers'", props.get("bootstrap.servers"), txn.bootstrap),
-            ("'sink.transactional-id-prefix'", prefix, txn.prefix),
             ("'sink.progress-topic'", topic, txn.progress_topic),
         ):
             if str(mine) != str(theirs):

@@ -392,6 +392,17 @@ class Source(ABC):
         """
         return None
 
+    def is_idle(self) -> bool:
+        """Whether every input the source merges is idle (default False).
+
+        A source that reads another stage's output (the exchange of a parallel job) is idle while
+        every upstream task that has not ended sent an idle status and no row or watermark since;
+        the source driver then sends an idle status downstream once, so that where inputs merge
+        this one is left out of the watermark, as Flink forwards ``WatermarkStatus.IDLE`` over a
+        network channel. A connector's own idle splits are the watermark assigner's business.
+        """
+        return False
+
     def finished_splits(self) -> set[int]:
         """Indices (into :attr:`split_names`) of the splits that will return no more rows.
 

@@ -17,7 +17,10 @@ Flink never rounds a timestamp to a lower precision; it cuts digits off, in one 
   before 1970 too (``TIMESTAMP '1969-12-31 23:59:59.999'`` at precision 2 is ``23:59:59.99``).
 
 DuckDB's own CAST to ``TIMESTAMP_MS``/``TIMESTAMP_S`` rounds to the nearest unit instead, which
-gave ``10:00:01`` for ``10:00:00.5`` at precision 0.
+gave ``10:00:01`` for ``10:00:00.5`` at precision 0, and so does its CAST of a ``TIMESTAMP_NS``
+(precision 7 to 9, nanoseconds) to ``TIMESTAMP``: ``10:00:00.123456789`` became ``.123457``. A
+nanosecond value is first cut down to the microsecond in nanoseconds (:func:`floor_ns_sql`), which
+Flink's ``truncate`` does too (its nano-of-millisecond loses digits, down), then as above.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import re
 _PLAIN = re.compile(r"""\(*(?:"(?:[^"]|"")*"|'(?:[^']|'')*'|-?[0-9]+)\)*""")
 
 
-def truncate_sql(expr: str, precision: int, floor: bool = False) -> str:
+def truncate_sql(expr: str, precision: int, floor: bool = False, source: int = 6, ltz: bool = False) -> str:
     """DuckDB SQL of ``expr`` (a TIMESTAMP[_MS] or TIMESTAMPTZ) cut to ``precision`` fraction digits.
 
     The result has ``expr``'s DuckDB type family (a wall clock stays a wall clock, an instant an
@@ -41,7 +44,15 @@ def truncate_sql(expr: str, precision: int, floor: bool = False) -> str:
         precision: the target's fractional-second precision (0-9).
         floor: cut the wall clock's digits down (a literal or a parsed string) instead of Flink's
             ``DateTimeUtils.truncate`` (see the module docstring).
+        source: ``expr``'s precision; above 6 it is a ``TIMESTAMP_NS`` (``TIMESTAMPTZ_NS`` when
+            ``ltz``), cut in nanoseconds first (:func:`floor_ns_sql`) and, below precision 6,
+            cast to microseconds (then exact).
+        ltz: ``expr`` is an instant (only read when ``source`` is above 6).
     """
+    if source > 6 and precision < source:
+        expr = floor_ns_sql(expr, max(precision, 6), ltz)
+        if precision < 6:
+            expr = f"CAST({expr} AS {'TIMESTAMPTZ' if ltz else 'TIMESTAMP'})"
     if precision >= 6:
         return expr
     if not _PLAIN.fullmatch(expr):
@@ -68,6 +79,27 @@ def _truncated(expr: str, precision: int, floor: bool) -> str:
         delta = (f"CASE WHEN {_floor_mod(us, 1_000_000)} < {10 ** (precision - 3)} THEN 0 "
                  f"ELSE {_floor_mod(us, 10 ** (6 - precision))} END")
     return f"(({expr}) - to_microseconds({delta}))"
+
+
+def floor_ns_sql(expr: str, precision: int, ltz: bool = False) -> str:
+    """DuckDB SQL of the ``TIMESTAMP_NS`` ``expr`` (``TIMESTAMPTZ_NS`` if ``ltz``) cut to ``precision``.
+
+    The type stays (nanoseconds); the digits past ``precision`` (0-9) are dropped toward the past,
+    as Flink's ``DateTimeUtils.truncate`` drops the nano-of-millisecond's (precision 4 to 8; a
+    lower precision's milliseconds are cut by :func:`truncate_sql` afterwards). DuckDB has no
+    nanosecond INTERVAL: the value is rebuilt from its epoch nanoseconds.
+    """
+    if precision >= 9:
+        return expr
+
+    def cut(x: str) -> str:
+        ns = f"epoch_ns({x})"
+        rebuilt = f"make_timestamp_ns({ns} - {_floor_mod(ns, 10 ** (9 - precision))})"
+        return f"timezone('UTC', {rebuilt})" if ltz else rebuilt
+
+    if _PLAIN.fullmatch(expr):
+        return cut(expr)
+    return f"list_transform([{expr}], lambda __tn: {cut('__tn')})[1]"
 
 
 def _floor_mod(x: str, m: int) -> str:

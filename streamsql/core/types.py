@@ -17,8 +17,9 @@ DECIMAL(p, s)   ``decimal128(p, s)`` (exact; never a binary float)
 DATE            ``date32``
 TIME(p)         ``time64('us')`` (p 0-3, in the field's metadata; TIME(p > 3) is TIME(3): values hold
                 whole milliseconds, as Flink's TIME, an int of milliseconds of the day)
-TIMESTAMP(p)    ``timestamp('ms' | 'us')`` without zone (wall clock)
-TIMESTAMP_LTZ   ``timestamp('ms' | 'us', tz='UTC')`` (an instant)
+TIMESTAMP(p)    ``timestamp('ms' | 'us' | 'ns')`` without zone (wall clock): p 0-3, 4-6, 7-9
+TIMESTAMP_LTZ   ``timestamp('ms' | 'us' | 'ns', tz='UTC')`` (an instant); nanoseconds only for
+                p > 6, so years 1677..2262 (int64 nanoseconds), as DuckDB's TIMESTAMP_NS
 BYTES           ``binary`` (VARBINARY(n), BINARY(n) too: the length in the field's metadata)
 BITMAP          ``binary``: RoaringBitmap's portable serialization (the type in the field's
                 metadata; :mod:`streamsql.functions.scalars.bitmap`)
@@ -256,7 +257,8 @@ class SqlType:
         if n == "DECIMAL":
             return pa.decimal128(self.precision or 10, self.scale or 0)
         if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-            unit = "ms" if (self.precision or 0) <= 3 else "us"
+            p = self.precision or 0
+            unit = "ms" if p <= 3 else "us" if p <= 6 else "ns"
             return pa.timestamp(unit, tz="UTC" if n == "TIMESTAMP_LTZ" else None)
         if n == "TIME":
             return pa.time64("us")
@@ -299,15 +301,27 @@ class SqlType:
                 return t
         return SqlType.from_arrow(f.type)
 
+    def duckdb_type(self):
+        """:meth:`duckdb` as a sqlglot ``DataType`` node (for a CAST built as a tree).
+
+        sqlglot has no ``TIMESTAMPTZ_NS`` (a TIMESTAMP_LTZ(7..9)): a type naming it is kept as
+        DuckDB's text, unparsed.
+        """
+        from sqlglot import exp
+
+        text = self.duckdb()
+        return exp.DataType.build(text, dialect="duckdb", udt="TIMESTAMPTZ_NS" in text)
+
     def duckdb(self) -> str:
         """The DuckDB type used to CAST to this type in compiled expressions."""
         n = self.name
         if n == "DECIMAL":
             return f"DECIMAL({self.precision}, {self.scale})"
         if n == "TIMESTAMP":
-            return "TIMESTAMP_MS" if (self.precision or 0) <= 3 else "TIMESTAMP"
+            p = self.precision or 0
+            return "TIMESTAMP_MS" if p <= 3 else "TIMESTAMP" if p <= 6 else "TIMESTAMP_NS"
         if n == "TIMESTAMP_LTZ":
-            return "TIMESTAMPTZ"
+            return "TIMESTAMPTZ" if (self.precision or 0) <= 6 else "TIMESTAMPTZ_NS"
         if n == "TIME":
             return "TIME"
         if n == "ROW":
@@ -528,7 +542,8 @@ def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
         text = f"CAST({expr} AS VARCHAR)" if src.name == "DOUBLE" else expr
         return f"TRY_CAST({text} AS {dst.duckdb()})"
     if dst.is_time and src.is_time and (src.precision or 0) > (dst.precision or 0):  # cut, as Flink
-        expr = truncate_sql(expr, dst.precision or 0)
+        expr = truncate_sql(expr, dst.precision or 0, source=src.precision or 0,
+                            ltz=src.name == "TIMESTAMP_LTZ")
     if dst.name == "TIME" and src.name in ("TIME", "TIMESTAMP") \
             and (src.precision or 0) > (dst.precision or 0):
         return truncate_time_sql(expr, dst.precision or 0)

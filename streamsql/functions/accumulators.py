@@ -165,8 +165,16 @@ class Aggregates:
         """
         try:
             yield
-        except (duckdb.OutOfRangeException, duckdb.ConversionException):
+        except (duckdb.OutOfRangeException, duckdb.ConversionException) as err:
             sums = [s for s in self.states if isinstance(s, Sum) and s.kind == "i"]
+            wide = [s for s in self.states if isinstance(s, Sum) and s.wide_decimal]
+            if wide and ("DECIMAL" in str(err) or "HUGEINT" in str(err)):
+                names = ", ".join(s.label for s in wide)
+                msg = (f"{names} (a SUM / AVG of DECIMAL) left DECIMAL(38, s) in a batch's partial sum: "
+                       "Flink 2.3 makes such a sum NULL and starts again from the next value, row by row; "
+                       "StreamSQL follows it in GROUP BY, OVER and SESSION aggregates, not in a "
+                       "TUMBLE / HOP / CUMULATE window's partial sums")
+                raise overflow_error(self.context, msg) from None
             if not sums:
                 raise
             if len(sums) == 1:

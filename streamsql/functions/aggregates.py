@@ -88,8 +88,23 @@ from streamsql.functions.variance import VARIANCE_FUNCTIONS
 #: The ``context`` of an OVER aggregate's calls (``Aggregates``' operator name in messages).
 OVER_CONTEXT = "OVER"
 #: Exact DECIMAL addition: a sum of DECIMAL(38, s) values never needs 100 digits (the default
-#: context rounds to 28, which cut a 34-digit sum), and past 38 the result is NULL (:meth:`Sum.result`).
+#: context rounds to 28, which cut a 34-digit sum), and past 38 the result is NULL (:func:`decimal_sum`).
 _EXACT = Context(prec=100)
+#: A SUM / AVG of DECIMAL(p, s) with p at most this cannot leave DECIMAL(38, s) before 10^10 rows: its
+#: partial sums are DuckDB's; a wider one is added row by row (``Sum.wide_decimal``).
+DECIMAL_SUM_SAFE = 28
+
+
+def decimal_sum(a: Decimal, b: Decimal, scale: int) -> Decimal | None:
+    """``a + b`` of a DECIMAL(38, ``scale``) sum, None (NULL) past 38 digits, as Flink's DECIMAL plus.
+
+    (``DecimalDataUtils.add``: ``DecimalData.fromBigDecimal`` is null beyond the precision.)
+
+    Flink's SUM then takes the next value as its sum again (``SumWithRetractAggFunction``: a NULL sum
+    plus ``v`` is ``v``, minus ``v`` is ``-v``): :meth:`Sum.fold` starts again from a None sum.
+    """
+    total = _EXACT.add(a, b)
+    return None if total.copy_abs() >= _EXACT.power(10, 38 - scale) else total  # (abs() rounds to 28 digits)
 
 
 @dataclass(frozen=True)
@@ -218,11 +233,19 @@ class Count(CountStar):
         return super().partial_numpy(None, groups[valid_mask(values)], n)
 
 
+#: A DECIMAL sum that left 38 digits where Flink's stays NULL (``Sum.sticky``): an AVG's
+#: (``AvgAggFunction`` sums from 0 with a DECIMAL plus that is NULL past the precision, and NULL plus
+#: anything is NULL) and an OVER SUM's (Calcite's $SUM0, which starts at 0 too).
+STUCK = Decimal("NaN")
+
+
 class Sum(AggregateFunction):
     """``SUM(x)``: partial state ``(non-NULL count, sum)``; NULL when no value counts."""
 
     func = "sum"
     width = 2
+    #: A DECIMAL sum past 38 digits stays NULL (:data:`STUCK`); else the next value starts it again.
+    sticky = False
     #: A floating sum's start: -0.0, the identity of + (Flink's SUM starts NULL, then takes its
     #: first value as is: a lone -0.0 stays -0.0).
     _start = -0.0
@@ -232,13 +255,18 @@ class Sum(AggregateFunction):
         t = self.arg_type
         self.kind = "i" if pa.types.is_integer(t) else "f" if pa.types.is_floating(t) else None
         self._cast = {"i": "::BIGINT", "f": "::DOUBLE"}.get(self.kind, "")
-        self.ordered = self.kind == "f"  # the values' list (ordered_partial)
+        #: A DECIMAL whose sum can leave DECIMAL(38, s) (:func:`decimal_sum_overflows`): added row by
+        #: row, an overflow NULL (Flink's DECIMAL plus), as a float list is.
+        self.wide_decimal = pa.types.is_decimal(t) and t.precision > DECIMAL_SUM_SAFE
+        self.ordered = self.kind == "f" or self.wide_decimal  # the values' list (ordered_partial)
         # Flink's SUM(FLOAT) adds in FLOAT (FloatSumAggFunction); its AVG(FLOAT) in DOUBLE
         self.float32 = self.func in ("sum", "sum_distinct", "sum0", "sum0_distinct") and t == pa.float32()
         if self.context == OVER_CONTEXT:
             # Calcite plans SUM(x) OVER w as CASE WHEN COUNT(x) OVER w > 0 THEN $SUM0(x) OVER w END:
-            # $SUM0 starts at 0, so a lone -0.0 sums to 0.0 there (Flink 2.3's answer, recorded)
+            # $SUM0 starts at 0, so a lone -0.0 sums to 0.0 there (Flink 2.3's answer, recorded), and a
+            # DECIMAL sum past 38 digits stays NULL (scripts/flink_decimal_sum_overflow.py)
             self._start = 0.0
+            self.sticky = True
 
     @staticmethod
     def result_type(arg: SqlType | None) -> SqlType:
@@ -264,9 +292,18 @@ class Sum(AggregateFunction):
         return np.iinfo(self.out_type.to_pandas_dtype()).bits if pa.types.is_integer(self.out_type) else 64
 
     def _sum(self, values: str) -> str:
-        """DuckDB's sum of ``values``: an integer one exact in HUGEINT, then its low 64 bits (Java's long)."""
+        """DuckDB's sum of ``values``: an integer one exact in HUGEINT, then its low 64 bits (Java's long).
+
+        A floating sum that starts from -0.0 (:attr:`_start`: SUM, ``AvgOfSum``) is -0.0 when every
+        value is -0.0, as Flink's ``SumAggFunction`` (NULL, then its first value as is, then ``+``:
+        -0.0 + -0.0 is -0.0) within a window's slice and when it merges the slices' sums; DuckDB's
+        ``sum`` starts from 0.0 and answers 0.0 (a window's SUM of a lone -0.0 was 0.0 up to winagg35).
+        """
         if self.kind == "i":
             return java_ints.wrap(f"sum({values})", "BIGINT")
+        if self.kind == "f" and math.copysign(1.0, self._start) < 0:
+            return (f"CASE WHEN bool_and(signbit({values}) AND {values} = 0) THEN -0.0::DOUBLE "
+                    f"ELSE sum({values}){self._cast} END")
         return f"sum({values}){self._cast}"
 
     def partial(self, sign: str | None) -> list[str]:
@@ -285,9 +322,9 @@ class Sum(AggregateFunction):
         one (seed 200291's AVG, ``CAST`` to DECIMAL, differed in its third decimal). The list is
         DuckDB's ``list`` over one batch, in its order (one thread).
         """
-        if self.kind != "f":
+        if self.kind != "f" and not self.wide_decimal:
             return self.partial(sign)
-        a = f"{self.arg}::DOUBLE"
+        a = f"{self.arg}::DOUBLE" if self.kind == "f" else self.arg
         value = f"CASE WHEN {sign} > 0 THEN {a} ELSE -{a} END" if sign else a
         return [self.partial(sign)[0], f"list({value}) FILTER (WHERE {self.arg} IS NOT NULL)"]
 
@@ -369,7 +406,7 @@ class Sum(AggregateFunction):
         identity -0.0 (SUM: the first value as is) or 0.0 (AVG: ``0.0 + v``, :meth:`_first`).
         """
         counts, sums = columns
-        if not pa.types.is_list(sums.type):
+        if not pa.types.is_list(sums.type) or self.wide_decimal:  # (a DECIMAL list: :meth:`fold`)
             super().fold_columns(accs, slot, columns)
             return
         lists = sums.combine_chunks() if isinstance(sums, pa.ChunkedArray) else sums
@@ -427,7 +464,12 @@ class Sum(AggregateFunction):
         if self.float32:
             with np.errstate(invalid="ignore", over="ignore"):  # inf + -inf is NaN, past the max inf: Java's
                 return float(np.float32(a) + np.float32(b))
-        return _EXACT.add(a, b) if isinstance(a, Decimal) else a + b
+        if isinstance(a, Decimal):
+            if self.sticky and (a.is_nan() or b.is_nan()):
+                return STUCK
+            total = decimal_sum(a, b, self.out_type.scale)
+            return STUCK if total is None and self.sticky else total
+        return a + b
 
     def merge(self, a, b):
         """Add ``b``'s count and sum to ``a``'s."""
@@ -436,7 +478,7 @@ class Sum(AggregateFunction):
 
     def result(self, acc):
         """The sum (an integer one wrapped to the result type), None when no value counted."""
-        if acc[1] == 0:
+        if acc[1] == 0 or (isinstance(acc[0], Decimal) and acc[0].is_nan()):  # (STUCK: NULL)
             return None
         return java_narrow(acc[0], self.bits()) if self.kind == "i" and acc[0] is not None else acc[0]
 
@@ -447,6 +489,8 @@ class Avg(Sum):
     func = "avg"
     #: Flink's AVG sums from 0: a lone -0.0 averages 0.0.
     _start = 0.0
+    #: Flink's AVG sum starts at 0, never NULL: past 38 digits it stays NULL (:data:`STUCK`).
+    sticky = True
 
     def zero_sign_rows(self, values):
         """None: Flink's AVG sums from 0.0 (``_start``), its sum and quotient are never -0.0."""
@@ -486,7 +530,7 @@ class Avg(Sum):
         Flink's integral AVG, a Java long division); floating point: the float quotient.
         """
         total, n = acc
-        if n == 0:
+        if n == 0 or (isinstance(total, Decimal) and total.is_nan()):  # (STUCK: NULL)
             return None
         if pa.types.is_decimal(self.out_type):
             return quotient_of_type(total, n, self.out_type.precision, self.out_type.scale)

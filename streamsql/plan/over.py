@@ -54,7 +54,7 @@ from streamsql.plan.expressions import (
 )
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, PlanNode, select_list
 from streamsql.plan.ordered_aggs import check_lag_default
-from streamsql.plan.scope import Scope, ScopeColumn, generated_column
+from streamsql.plan.scope import Scope, ScopeColumn, generated_column, position_of
 from streamsql.plan.specs import OverSpec
 from streamsql.plan.windows import interval_ms, is_proctime, materialized_note, time_attributes
 
@@ -104,7 +104,7 @@ class NonTimeOverAggNode(OverAggNode):
 
 #: The aggregates an OVER window ordered by a non-time column takes here (checked against Flink 2.3).
 NONTIME_FUNCTIONS = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)
-#: The ranking functions a non-time OVER computes (as COUNT(*): :func:`_nontime_frame`).
+#: The ranking functions a non-time OVER computes (as COUNT(*) of the frame: :func:`_signature`).
 RANKINGS = (exp.RowNumber, exp.Rank, exp.DenseRank)
 
 
@@ -247,9 +247,17 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
     defs = [_definition(planner, w, named) for w in windows]
     first = defs[0]
     for w, d in zip(windows, defs):
-        if _signature(d) != _signature(first):
-            planner._fail(w, "All aggregates must be computed on the same window (Flink's OVER "
-                             "limitation); compute the others in another query and join them")
+        if isinstance(w.this, RANKINGS) and d.args.get("spec") is not None:  # a named window's (Calcite's)
+            at = d.args["spec"] if position_of(d.args["spec"])[0] is not None else d
+            planner._fail(at, "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions")
+    signatures = [_signature(planner, w, d) for w, d in zip(windows, defs)]
+    for w, sig in zip(windows, signatures):
+        if sig != signatures[0]:  # Flink 2.3's words (scripts/flink_over_nontime_calls.py)
+            note = "; ROW_NUMBER()'s frame is ROWS, an aggregate's default one RANGE" if any(
+                isinstance(c.this, exp.RowNumber) for c in windows) else ""
+            planner._fail(w, "Over Agg: Unsupported use of OVER windows. All aggregates must be computed on "
+                             "the same window. please re-check the over window statement. (Flink's OVER "
+                             f"limitation{note}); compute the others in another query and join them")
     keys = [resolve_columns(p, scope) for p in first.args.get("partition_by") or []]
     rowtime, nontime = _order_column(planner, first, node, scope)
     if node.mode != INSERT_ONLY and not nontime:
@@ -268,15 +276,15 @@ def plan_over(planner, sel: exp.Select, items: list[exp.Expression], node: PlanN
         if ranked is not None:
             planner._fail(ranked, f"OVER windows ({ranked.this.sql()} OVER ...: ranking functions) are not "
                                   "supported; use an aggregate or LAG OVER")
-    spec = replace(_frame(planner, first), proctime=not nontime and is_proctime(node, rowtime))
+    spec = replace(signatures[0][2], proctime=not nontime and is_proctime(node, rowtime))
     if nontime:
-        spec = _nontime_frame(planner, windows, spec)
         for call in windows:
             _check_nontime_call(planner, call.this, spec.kind)
 
     calls: dict[str, exp.Expression] = {}
     for w in windows:
-        # ROW_NUMBER / RANK: Flink 2.3 computes them as COUNT(*) of the frame (_nontime_frame)
+        # ROW_NUMBER / RANK: Flink 2.3 computes them as COUNT(*) of the frame (ROW_NUMBER's is ROWS: a
+        # row's place; RANK's RANGE: the rows up to its last peer, as Flink 2.3 answers)
         calls.setdefault(w.this.sql(), exp.Count(this=exp.Star()) if isinstance(w.this, RANKINGS) else w.this)
     # The input's columns pass through the aggregate beside the planner's own (keys, time, arguments,
     # results): those are named apart from them, as Flink allows a column named __k0 or __agg0.
@@ -356,33 +364,24 @@ def _definition(planner, w: exp.Window, named: dict[str, exp.Window]) -> exp.Win
     return found
 
 
-def _signature(w: exp.Window) -> tuple:
-    parts = [p.sql() for p in w.args.get("partition_by") or []]
-    order = w.args.get("order")
-    spec = w.args.get("spec")
-    return (tuple(parts), order.sql() if order is not None else "", spec.sql() if spec is not None else "")
+def _signature(planner, call: exp.Window, w: exp.Window) -> tuple:
+    """The window ``call`` is computed on, as Calcite tells windows apart: (partition, order, frame).
 
-
-def _nontime_frame(planner, windows: list[exp.Window], spec: OverSpec) -> OverSpec:
-    """The frame of a non-time OVER with its ranking calls: ROW_NUMBER's is ROWS, RANK's RANGE.
-
-    Flink 2.3 runs ``ROW_NUMBER()``, ``RANK()`` and ``DENSE_RANK()`` in
-    ``NonTime{Rows,Range}UnboundedPrecedingFunction`` as aggregates of the frame up to the row,
-    each one counting the rows folded in: ROW_NUMBER is COUNT(*) over ROWS (the row's place),
-    RANK and DENSE_RANK COUNT(*) over RANGE — the row's peers counted too, and every row before
-    (Flink's answers, ``tests/runtime/over_nontime_calls_flink.json``: a row after one peer
-    ranks 3, not 2).
+    ``w`` is its definition (:func:`_definition`); the frame an :class:`OverSpec` (no frame: RANGE
+    UNBOUNDED PRECEDING). ``ROW_NUMBER()``'s frame is ROWS UNBOUNDED PRECEDING (Calcite gives it
+    that frame; ``RANK()`` / ``DENSE_RANK()`` keep the default RANGE): beside a call over the
+    default frame it is another window, which Flink 2.3 refuses ("All aggregates must be computed
+    on the same window"), beside one over ``ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`` the
+    same (``tests/runtime/over_nontime_calls_flink.json``). A ranking call's own ROWS / RANGE is
+    refused before this (Calcite's validator).
 
     Raises:
-        SqlError: ROW_NUMBER beside calls of the RANGE frame of the same window (two frames here).
+        SqlError: a frame :func:`_frame` refuses.
     """
-    kinds = {"ROWS" if isinstance(w.this, exp.RowNumber) else spec.kind for w in windows}
-    if len(kinds) > 1:
-        row_number = next(w for w in windows if isinstance(w.this, exp.RowNumber))
-        planner._fail(row_number, "ROW_NUMBER() beside other calls of the same window ordered by a column "
-                                  "that is no time attribute is not supported yet (ROW_NUMBER's frame is "
-                                  "ROWS, theirs RANGE); compute it in another query and join them")
-    return replace(spec, kind=kinds.pop())
+    parts = [p.sql() for p in w.args.get("partition_by") or []]
+    order = w.args.get("order")
+    frame = OverSpec("ROWS") if isinstance(call.this, exp.RowNumber) else _frame(planner, w)
+    return tuple(parts), order.sql() if order is not None else "", frame
 
 
 #: Flink 2.3's failures of a non-time OVER's job over a ROWS frame (scripts/flink_over_nontime_calls.py).

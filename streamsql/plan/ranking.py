@@ -99,6 +99,10 @@ class RankNode(PlanNode):
             one diff per batch: set on a temporal join's versioned side
             (:func:`~streamsql.plan.temporal.versioned_side`), which keeps every version, so a row
             that led its partition only within a batch is a version too.
+        equal_on: TOP_N over an updating input: the input columns a retraction is matched on (None:
+            all). Flink prunes the ranking's input to the columns read above it and its keys
+            (``RetractableTopNFunction``'s equaliser compares those), so a retraction removes the
+            first row equal to it on them, which may be another row than the one inserted.
     """
 
     strategy: str = TOP_N
@@ -116,6 +120,7 @@ class RankNode(PlanNode):
     labels: tuple[str, str] = ("", "")
     limit: bool = False
     per_row: bool = False
+    equal_on: list[int] | None = None
 
     kind: ClassVar[str] = "rank"
     stateful: ClassVar[bool] = True
@@ -274,6 +279,8 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
                     rank_end=rank_end, rn_index=rn_index, output_rank=out_rank,
                     new_row_wins_ties=(dedup or by_arrival) and descending[0], window_end=window_end,
                     window_zone=window_zone, labels=labels)
+    if mode == RETRACT and node.mode != INSERT_ONLY:
+        rank.equal_on = _read_columns(sel, rest, scope, names, [*pcols, *ocols])
     name_hidden(node, {own[0]: "w0$o0"}, rank)  # EXPLAIN's names, as Flink's Rank
     qual = src.alias_or_name.lower() if src.alias else None
     cols = [ScopeColumn(qual, c.name, c.internal, c.type) for c in visible]
@@ -382,6 +389,22 @@ def _reads(sel: exp.Select, rest: exp.Expression | None, rn: str) -> bool:
         if any(c.name.lower() == rn.lower() for c in p.find_all(exp.Column)):
             return True
     return False
+
+
+def _read_columns(sel: exp.Select, rest: exp.Expression | None, scope: Scope, names: list[str],
+                  keys: list[int]) -> list[int] | None:
+    """The input columns of the ranking that the outer query reads, with ``keys``; None: every one.
+
+    As Flink's planner prunes a Rank's input (the columns read above it, its PARTITION BY and ORDER
+    BY keys): a star reads every column. ``names``: the input's (internal) column names.
+    """
+    parts = [p for p in [*sel.expressions, rest, *(sel.args.get(k) for k in ("group", "having"))]
+             if p is not None]
+    if any(isinstance(p, exp.Star) or p.find(exp.Star) is not None for p in parts):
+        return None
+    read = {c.name.lower() for p in parts for c in p.find_all(exp.Column)}
+    used = {names.index(c.internal) for c in scope.columns if c.name.lower() in read and c.internal in names}
+    return sorted(used | set(keys))
 
 
 def _window_end(node: PlanNode, pcols: list[int]) -> int | None:

@@ -12,8 +12,9 @@ partitioned by a key the input is not already partitioned by:
   every key). The operators key their state by all the equi-keys, so that is the partitioning
   (a temporal join's keys cover the versioned side's primary key: each version reaches the task
   of its key);
-- a ranking (:class:`~streamsql.plan.ranking.RankNode`: Top-N, deduplication, window Top-N) by
-  its PARTITION BY columns (none = one task gets all);
+- a ranking (:class:`~streamsql.plan.ranking.RankNode`: Top-N, deduplication, window Top-N) and
+  a SESSION window TVF read without aggregation (:class:`~streamsql.plan.windows.SessionTableFunctionNode`)
+  by its PARTITION BY columns (none = one task gets all);
 - an upsert sink fed an updating input by the table's PRIMARY KEY (the rows of one key must
   reach the sink from one task, in order: Flink's keyed shuffle before an upsert sink).
 
@@ -57,7 +58,7 @@ from streamsql.plan.over import OverAggNode
 from streamsql.plan.ranking import RankNode
 from streamsql.plan.temporal import TemporalJoinNode
 from streamsql.plan.temporal_sort import TemporalSortNode
-from streamsql.plan.windows import WindowAggNode
+from streamsql.plan.windows import SessionTableFunctionNode, WindowAggNode
 
 #: Connectors whose sources split their partitions between the tasks of a stage.
 PARTITIONED_SOURCES = ("kafka", "upsert-kafka")
@@ -154,6 +155,8 @@ def _partitioning(node: PlanNode) -> tuple[int, ...] | None:
         return tuple(node.sink_key)
     if isinstance(node, TemporalSortNode):  # one task sorts every row (Flink's single exchange)
         return ()
+    if isinstance(node, SessionTableFunctionNode):  # rows pass through with their columns
+        return tuple(node.key_indices())
     if isinstance(node, CalcNode):
         inner = _partitioning(node.inputs[0])
         if inner is None:
@@ -192,6 +195,8 @@ def _required_keys(node: PlanNode) -> list[list[int] | None]:
         return [list(node.partition)]
     if isinstance(node, TemporalSortNode):
         return [[]]
+    if isinstance(node, SessionTableFunctionNode):  # no PARTITION BY: one key, one task
+        return [node.key_indices()]
     if isinstance(node, MatchNode):  # no PARTITION BY: one key, one task (Flink's parallelism 1)
         return [list(node.spec.partition)]
     if isinstance(node, SinkMaterializerNode):

@@ -103,7 +103,7 @@ _NOT_STATE = frozenset({"inputs", "schema", "mode", "id", "update_before", "labe
                         "select_sql", "where_sql", "expr_sql", "rowtime", "partition_by", "rows_sql",
                         "out_time_attributes", "guarantee", "guarantee_reason", "table", "state_ttl_ms",
                         "uid", "display", "retry", "shuffle", "per_row", "keep_update_before",
-                        "null_rowtime_table", "legacy", "unpruned", "window_text"})
+                        "null_rowtime_table", "legacy", "unpruned", "window_text", "equal_on"})
 # window_text: a window-attached aggregate's EXPLAIN window (its state is that of its spec and keys);
 # uid: a Python function's registration counter, another in every process; display: EXPLAIN's names;
 # retry: a LOOKUP hint's retry on a miss (when a row is looked up again, not what a column means);
@@ -113,6 +113,7 @@ _NOT_STATE = frozenset({"inputs", "schema", "mode", "id", "update_before", "labe
 # null_rowtime_table: whether a NULL rowtime fails the job, not what the state holds; legacy (a
 # legacy group window's WindowSpec): whether a NULL rowtime fails the job or reads as 1970, likewise;
 # unpruned: a GROUP BY's calls before the unread ones were dropped (its signature is before_pruning's)
+# equal_on: the columns a Top-N matches a retraction on (which stored row goes), not what it stores
 #: Fields added after checkpoints were recorded without them: left out while empty, so those
 #: checkpoints keep their signature, and one with the field set differs from one of the old kind
 #: (a join's NULL-safe keys: a join on `=` keys dropped NULL-keyed rows' matches).

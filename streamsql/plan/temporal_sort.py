@@ -7,10 +7,19 @@ row waits until the watermark reaches its rowtime, then the rows of that rowtime
 sorted by the other keys (operator: :mod:`streamsql.runtime.operators.temporal_sort`).
 Insert-only; the rowtime stays a time attribute.
 
+An ascending processing-time attribute first is Flink's ``ProcTimeSort``, printed the same
+(``TemporalSort(orderBy=[pt ASC, k ASC])``; checked on PyFlink 2.3 by
+``scripts/flink_proctime_sort.py``): with no other key the rows go on in arrival order (Flink
+plans the input itself); else each row waits for the next processing-time tick, when every
+waiting row is emitted sorted by the other keys (Flink's ``ProcTimeSortOperator``: a timer 1 ms
+after the arrival), and rows still waiting at the end of a bounded input are dropped, as Flink
+drops its pending processing-time timers (the runtime's ``ProcessingTimeOperator`` around the
+same operator).
+
 Refused as Flink refuses them ("Sort on a non-time-attribute field is not supported", checked on
-PyFlink 2.3): a first key that is not an event-time attribute (any other column, the rowtime
-DESC, a time attribute an aggregation materialized). ORDER BY a processing-time attribute
-(Flink's ``ProcTimeSortOperator``) is not built here and is refused as not supported yet.
+PyFlink 2.3): a first key that is not a time attribute (any other column, a time attribute DESC,
+one an aggregation materialized); a time attribute of an updating input in Flink's words too
+("StreamPhysicalTemporalSort doesn't support consuming update and delete changes").
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ from streamsql.plan.windows import is_proctime, time_attributes
 
 
 class NotTemporalSortError(SqlError):
-    """An ORDER BY without LIMIT whose first key is not an ascending event-time attribute.
+    """An ORDER BY without LIMIT whose first key is not an ascending time attribute.
 
     Refused in a job, as Flink refuses it; the shell catches it to sort a typed query's final
     table itself (``shell/ordering.py``).
@@ -43,6 +52,8 @@ class TemporalSortNode(PlanNode):
         order / descending / nulls_first: the other ORDER BY keys (input columns), per key.
         labels: the ORDER BY as Flink's EXPLAIN prints it (``ts ASC, id ASC``).
         out_time_attributes: the input's time attributes, passed through (rows are not changed).
+        proctime: the first key is a processing-time attribute (Flink's ``ProcTimeSort``): rows
+            are sorted by their arrival at the sort, not by the column's value.
     """
 
     ts_index: int = 0
@@ -51,6 +62,7 @@ class TemporalSortNode(PlanNode):
     nulls_first: list[bool] = field(default_factory=list)
     labels: str = ""
     out_time_attributes: set = field(default_factory=set)
+    proctime: bool = False
 
     kind: ClassVar[str] = "temporal-sort"
     stateful: ClassVar[bool] = True
@@ -79,9 +91,8 @@ def plan_temporal_sort(planner, sel: exp.Select, where: str) -> PlanNode:
 
     Raises:
         SqlError: in a view's query (Flink keeps or drops it depending on the reader: not done).
-        NotTemporalSortError: at the first ORDER BY item when it is not an ascending event-time
-            attribute of an insert-only input (Flink's words), or a processing-time one (not
-            supported yet).
+        NotTemporalSortError: at the first ORDER BY item when it is not an ascending time
+            attribute (event or processing time), or the input is updating (Flink's words).
     """
     order = sel.args["order"]
     if where == "view":
@@ -100,16 +111,19 @@ def plan_temporal_sort(planner, sel: exp.Select, where: str) -> PlanNode:
     cols, descending, nulls_first, labels = order_columns(planner, keys, node, "ORDER BY")
     first = order.expressions[0]
     name = node.schema.names[cols[0]]
-    if is_proctime(node, name) and not descending[0]:
-        planner._fail(first, "ORDER BY a processing-time attribute (Flink's ProcTimeSort) is not supported "
-                             "yet; order by an event-time attribute, or add LIMIT n for a Top-N",
-                      NotTemporalSortError)
-    if node.mode != INSERT_ONLY or descending[0] or name not in time_attributes(node):
+    proctime = is_proctime(node, name)
+    timed = not descending[0] and (proctime or name in time_attributes(node))
+    if timed and node.mode != INSERT_ONLY:  # Flink 2.3's words (scripts/flink_proctime_sort.py)
+        planner._fail(first, "StreamPhysicalTemporalSort doesn't support consuming update and delete "
+                             "changes: "
+                             "ORDER BY a time attribute without LIMIT sorts an insert-only input only; add "
+                             "LIMIT n for a Top-N (docs/ranking.md)", NotTemporalSortError)
+    if not timed:
         planner._fail(first, "Sort on a non-time-attribute field is not supported: ORDER BY without LIMIT on "
-                             "a stream must start with an ascending event-time attribute (Flink's temporal "
+                             "a stream must start with an ascending time attribute (Flink's temporal "
                              "sort); add LIMIT n for a Top-N (docs/ranking.md); the shell's prompt prints a "
                              "SELECT's final table sorted", NotTemporalSortError)
     sort = TemporalSortNode([node], node.schema, INSERT_ONLY, ts_index=cols[0], order=cols[1:],
                             descending=descending[1:], nulls_first=nulls_first[1:], labels=", ".join(labels),
-                            out_time_attributes=time_attributes(node))
+                            out_time_attributes=time_attributes(node), proctime=proctime)
     return drop_hidden(sort, hidden)

@@ -14,7 +14,8 @@ Plans built here (called from :class:`~streamsql.plan.planner.Planner` by two ho
 
 - :func:`plan_window_tvf` (the ``FROM`` hook): a :class:`WindowTableFunctionNode` over the
   input. Read directly it expands each row by its windows (TUMBLE, HOP, CUMULATE;
-  insert-only).
+  insert-only); a SESSION one (:class:`SessionTableFunctionNode`, keyed by its PARTITION BY)
+  emits each row once its session closes, as Flink's session TVF operator.
 - :func:`plan_window_aggregate` (the ``GROUP BY`` hook): ``GROUP BY window_start, window_end
   [, keys]`` over that node becomes, as Flink's ``WindowAggregate``::
 
@@ -99,6 +100,30 @@ class WindowTableFunctionNode(PlanNode):
 
 
 @dataclass(eq=False)
+class SessionTableFunctionNode(WindowTableFunctionNode):
+    """A SESSION window TVF whose rows are read (not pushed under a window aggregate).
+
+    Keyed by ``partition_by`` (its rows are held per key until their session closes:
+    :mod:`~streamsql.runtime.operators.session_tvf`), so it is stateful, as Flink's
+    ``UnalignedWindowTableFunctionOperator``; under a window aggregate that only groups its
+    columns the planner reads the TVF's input instead (:func:`push_below`).
+    """
+
+    stateful: ClassVar[bool] = True
+
+    def describe(self) -> str:
+        """One line for EXPLAIN, as Flink 2.3: ``SESSION(time_col=[ts], gap=[10 s], partition keys=[k])``."""
+        window = self.spec.describe(self.rowtime)
+        if self.partition_by:
+            window = window[:-1] + f", partition keys=[{', '.join(self.partition_by)}])"
+        return f"WindowTableFunction(window=[{window}])"
+
+    def key_indices(self) -> list[int]:
+        """The input columns of the PARTITION BY key."""
+        return [self.inputs[0].schema.get_field_index(p) for p in self.partition_by]
+
+
+@dataclass(eq=False)
 class WindowAggNode(PlanNode):
     """Window aggregation (insert-only output: one +I per window when the watermark passes it).
 
@@ -135,8 +160,9 @@ def time_attributes(node: PlanNode, row_type: bool = False) -> set[str]:
     """Columns of ``node``'s output that are event-time attributes (watermarked rowtimes).
 
     A ``WATERMARK FOR`` column stays one through projections that pass it unchanged, window TVFs
-    (which add ``window_time``), window aggregates (``window_time`` of the output) and UNION ALL
-    (where every input has one at that position).
+    (which add ``window_time``), window aggregates (``window_time`` of the output), UNION ALL
+    (where every input has one at that position) and a ``LATERAL TABLE`` correlate (its input's
+    columns, as Flink's Correlate keeps their time indicators).
 
     Args:
         node: the plan node.
@@ -161,6 +187,8 @@ def time_attributes(node: PlanNode, row_type: bool = False) -> set[str]:
         return time_attributes(node.inputs[0], row_type) | (set() if node.spec.proctime else {"window_time"})
     if isinstance(node, WindowAggNode):
         return set() if node.spec.proctime else {"__wt"}
+    if node.kind == "correlate":  # LATERAL TABLE: the input's columns pass on (Flink's Correlate)
+        return time_attributes(node.inputs[0], row_type) & set(node.schema.names[:node.keep])
     if isinstance(node, UnionNode):
         sets = [[n in time_attributes(i, row_type) for n in i.schema.names] for i in node.inputs]
         return {n for j, n in enumerate(node.schema.names) if all(s[j] for s in sets)}
@@ -343,8 +371,9 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
     fields = list(node.schema) + [pa.field("window_start", pa.timestamp("ms")),
                                   pa.field("window_end", pa.timestamp("ms")),
                                   pa.field("window_time", wt_type.to_arrow())]
-    out = WindowTableFunctionNode([node], pa.schema(fields), node.mode, spec=spec, rowtime=col.internal,
-                                  partition_by=partition)
+    node_type = SessionTableFunctionNode if spec.kind == "SESSION" else WindowTableFunctionNode
+    out = node_type([node], pa.schema(fields), node.mode, spec=spec, rowtime=col.internal,
+                    partition_by=partition)
     out.position = position_of(src)  # for reject_unaggregated_sessions (no dataclass field: not state)
     qual = (src.alias_or_name if src.alias else table.name).lower()
     cols = [ScopeColumn(qual, c.name, c.internal, c.type) for c in scope.columns]
@@ -353,13 +382,14 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
 
 
 def reject_unaggregated_sessions(planner, root: PlanNode) -> None:
-    """A SESSION window TVF must end up under a window aggregate (not supported otherwise yet).
+    """A processing-time SESSION window TVF must end up under a window aggregate (else not supported yet).
 
     Called on a statement's whole plan: a SESSION TVF read through filters and projections that a
-    window aggregate then groups (``SELECT ... FROM (SELECT ... FROM TABLE(SESSION(...)) WHERE v > 0)
-    GROUP BY window_start, window_end``) is planned under the aggregate (:func:`push_below`), so
-    only a SESSION TVF read otherwise is left in the plan: its rows, a window Top-N, deduplication
-    or join over it (Flink 2.3 runs them over its session TVF operator; not here yet).
+    window aggregate then groups is planned under the aggregate (:func:`push_below`); an event-time
+    one read otherwise is a :class:`SessionTableFunctionNode` (its rows, under a window Top-N,
+    deduplication, join, window-attached aggregate or GroupAggregate, as Flink 2.3 runs them). A
+    processing-time one read otherwise (Flink 2.3 plans a GroupAggregate over its rows) is not
+    supported yet.
 
     Raises:
         SqlError: at the first such TVF's ``TABLE(SESSION(...))``.
@@ -367,10 +397,11 @@ def reject_unaggregated_sessions(planner, root: PlanNode) -> None:
     from streamsql.core.errors import SqlError
 
     for node in walk([root]):
-        if isinstance(node, WindowTableFunctionNode) and node.spec.kind == "SESSION":
+        if isinstance(node, SessionTableFunctionNode) and node.spec.proctime:
             line, col, length = getattr(node, "position", (None, None, 1))
-            msg = "SESSION window TVF is supported only with a window aggregation: GROUP BY window_start, " \
-                  "window_end [, keys]"
+            msg = ("A processing-time SESSION window TVF is supported only with a window aggregation: "
+                   "GROUP BY window_start, window_end [, keys] over its columns as they are (its rows are "
+                   "not supported yet)")
             raise SqlError(msg, planner.sql, line, col, length)
 
 
@@ -384,12 +415,12 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     """Plan a window aggregation (the ``_aggregate`` hook), or None for a plain GROUP BY.
 
     Returns None when ``node`` is not a window TVF, or when GROUP BY lacks window_start or
-    window_end over TUMBLE/HOP/CUMULATE (then it is a plain GroupAggregate over the TVF's rows).
+    window_end, or (SESSION) a PARTITION BY key: then it is a plain GroupAggregate over the TVF's
+    rows, as Flink 2.3 plans it (a SESSION TVF's rows: :class:`SessionTableFunctionNode`).
 
     Raises:
-        SqlError: SESSION without both window columns in GROUP BY; window columns used other
-            than as grouping keys (in WHERE, other keys, aggregate arguments); PARTITION BY keys
-            missing from GROUP BY; an updating input; grouping sets in a SESSION window
+        SqlError: window columns used other than as grouping keys (in WHERE, other keys,
+            aggregate arguments); an updating input; grouping sets in a SESSION window
             aggregation (not supported yet).
 
     ``grouping`` is the GROUP BY's ``(keys, sets)`` when it has GROUPING SETS, ROLLUP or CUBE
@@ -444,10 +475,7 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
         grouping_sets_all = [tuple(at[i] if i in at else window_at[i] for i in s) for s in grouping[1]]
     wkeys = {window.columns[k.name] for k in keys if _is_window_col(k)}
     if not {"window_start", "window_end"} <= wkeys:
-        if tvf_node.spec.kind == "SESSION":
-            planner._fail(group or sel,
-                          "A SESSION window aggregation must GROUP BY window_start, window_end [, keys]")
-        return None
+        return None  # a GroupAggregate over the TVF's rows, as Flink 2.3 (a SESSION's too)
     if grouping is not None and tvf_node.spec.kind == "SESSION":  # Flink 2.3 sessions all rows together there
         construct = next(g for g in group.expressions if isinstance(g, GROUPING_CONSTRUCTS))
         planner._fail(construct, "GROUPING SETS, ROLLUP and CUBE in a SESSION window aggregation are not "
@@ -462,10 +490,8 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
                     "WHERE and non-window GROUP BY keys", _is_window_col)
     if tvf_node.partition_by:
         names = {k.name for k in other if isinstance(k, exp.Column)}
-        missing = [p for p in tvf_node.partition_by if not passed_names(window, p) & names]
-        if missing:
-            planner._fail(group, f"The SESSION's PARTITION BY keys must be GROUP BY keys too; missing: "
-                                 f"{', '.join(missing)}")
+        if any(not passed_names(window, p) & names for p in tvf_node.partition_by):
+            return None  # Flink 2.3: a GroupAggregate over the TVF's rows (a key dropped or not grouped)
     if tvf_node.spec.kind == "HOP":
         _no_sum_distinct(planner, sel, items)
     wt_type = tvf_node.schema.field("window_time").type
@@ -512,19 +538,15 @@ def _attached_aggregate(planner, sel: exp.Select, items: list[exp.Expression], n
     through the Expand first, and ``window_start`` is a key of every set, as in Flink 2.3's plan
     (``Expand`` under a window-attached ``WindowAggregate`` keyed by the keys and ``$e``).
 
-    Raises:
-        SqlError: over a SESSION TVF (Flink 2.3 plans a window-attached SESSION aggregate; not
-            supported yet).
+    Over a SESSION TVF (Flink's window-attached SESSION aggregate) the TVF's operator forms the
+    sessions from all its rows first (:mod:`~streamsql.runtime.operators.session_tvf`) and emits a
+    session's rows when it closes; the aggregate keys them by their ``window_start`` too, in
+    windows of 1 ms at ``window_end - 1``, so each session fires at the watermark that closed it.
     """
     spec = window.tvf.spec
-    if spec.kind == "SESSION":
-        planner._fail(sel.args.get("group") or sel,
-                      "A SESSION window aggregation whose window columns a WHERE or a projection refers to "
-                      "(Flink 2.3's window-attached SESSION aggregate) is not supported yet: filter on the "
-                      "aggregate's window_start / window_end instead (in HAVING or an outer WHERE)")
     names = {window.columns[k.name]: k for k in keys if k not in other}
     start, end = names["window_start"], names["window_end"]
-    size = spec.size if spec.kind == "TUMBLE" else spec.slide
+    size = 1 if spec.kind == "SESSION" else spec.size if spec.kind == "TUMBLE" else spec.slide
     run = WindowSpec("TUMBLE", size=size, offset=spec.offset % size, zone=spec.zone)
     window_col = {"window_start": f"__k{len(other)}", "window_end": "__we", "window_time": "__wt"}
     out, out_scope = build_window_aggregate(
@@ -538,6 +560,9 @@ def _attached_aggregate(planner, sel: exp.Select, items: list[exp.Expression], n
         agg = agg.inputs[0]
     attached = f"win_start=[{start.name}], win_end=[{end.name}]"
     agg.window_text = spec.describe("").replace("time_col=[]", attached)
+    keys_shown = sorted(set().union(*(passed_names(window, p) for p in window.tvf.partition_by)))
+    if keys_shown:  # as Flink 2.3: SESSION(win_start=[..], win_end=[..], gap=[..], partition keys=[k])
+        agg.window_text = agg.window_text[:-1] + f", partition keys=[{', '.join(keys_shown)}])"
     return out, out_scope
 
 

@@ -46,7 +46,7 @@ from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode, single_t
 from streamsql.plan.state_signature import state_signatures
 from streamsql.plan.temporal import TemporalJoinNode
 from streamsql.plan.temporal_sort import TemporalSortNode
-from streamsql.plan.windows import WindowAggNode, WindowTableFunctionNode
+from streamsql.plan.windows import SessionTableFunctionNode, WindowAggNode, WindowTableFunctionNode
 from streamsql.runtime.collect import CollectNode
 from streamsql.runtime.evaluator import BatchQuery
 from streamsql.runtime.exchange import ExchangeSinkOperator
@@ -68,6 +68,7 @@ from streamsql.runtime.operators.proctime import ProcessingTimeOperator
 from streamsql.runtime.operators.rank import RankSpec, TopNOperator
 from streamsql.runtime.operators.rank_window import WatermarkRankOperator
 from streamsql.runtime.operators.semi_join import SemiAntiJoinOperator
+from streamsql.runtime.operators.session_tvf import SessionTableFunctionOperator
 from streamsql.runtime.operators.session_window import SessionWindowAggOperator
 from streamsql.runtime.operators.sink import SinkOperator, not_null_columns
 from streamsql.runtime.operators.sink_materializer import SinkUpsertMaterializer
@@ -186,6 +187,18 @@ def _over_agg(node: OverAggNode) -> Operator:
     return ProcessingTimeOperator(op, node.ts_index, eager=eager) if spec.proctime else op
 
 
+def _temporal_sort(node: TemporalSortNode) -> Operator:
+    """The temporal sort; over processing time sorted by arrival (Flink's ``ProcTimeSort``).
+
+    With no key after the processing-time attribute each batch goes on as it arrives (Flink plans
+    the input itself); else its rows wait for the next tick, then every waiting row goes out
+    sorted by the other keys (Flink's ``ProcTimeSortOperator``).
+    """
+    op = TemporalSortOperator(node.ts_index, node.order, node.descending, node.nulls_first, node.schema,
+                              by_arrival=node.proctime)
+    return ProcessingTimeOperator(op, node.ts_index, eager=not node.order) if node.proctime else op
+
+
 def _match(node: MatchNode) -> Operator:
     """MATCH_RECOGNIZE; over processing time each batch is matched as it arrives (Flink's ``CepOperator``)."""
     op = MatchRecognizeOperator(node.spec, node.schema)
@@ -218,12 +231,13 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     plan.GroupAggNode: _group_agg,
     plan.UnionNode: lambda n: UnionOperator(n.schema),
     WindowTableFunctionNode: _window_tvf,
+    SessionTableFunctionNode: lambda n: SessionTableFunctionOperator(
+        n.spec, n.inputs[0].schema.get_field_index(n.rowtime), n.key_indices(), n.inputs[0].schema, n.schema),
     WindowAggNode: _window_agg,
     OverAggNode: _over_agg,
     NonTimeOverAggNode: lambda n: NonTimeOverOperator(n.spec, n.num_keys, n.ts_index, n.aggs,
                                                       n.inputs[0].schema, n.schema, order_sql=n.rowtime),
-    TemporalSortNode: lambda n: TemporalSortOperator(n.ts_index, n.order, n.descending, n.nulls_first,
-                                                     n.schema),
+    TemporalSortNode: _temporal_sort,
     MatchNode: _match,
     JoinNode: _join,
     IntervalJoinNode: _interval_join,

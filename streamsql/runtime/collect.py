@@ -45,6 +45,8 @@ class CollectSink(Sink):
 def _values(column, name: str) -> list:
     """The Python values of a result column (DATE and TIMESTAMP as ``datetime``).
 
+    A TIMESTAMP(7..9) gives its microseconds (a ``datetime`` holds no more): cut down.
+
     Raises:
         ExecutionError: a date Python cannot hold; a TIME of 24:00:00 (a CEIL of 23:59:59.999 TO
             SECOND), which Flink 2.3's conversion to ``LocalTime`` fails on: ``Hour out of range: [24]``
@@ -55,6 +57,10 @@ def _values(column, name: str) -> list:
         msg = (f"Column '{name}' holds the TIME 24:00:00, which has no Python time (Flink fails the job "
                "too: Hour out of range: [24]); CAST it to STRING to read it")
         raise ExecutionError(msg)
+    if pa.types.is_timestamp(column.type) and column.type.unit == "ns":
+        # a TIMESTAMP(7..9): a Python datetime holds microseconds, the nanoseconds past them are cut
+        # (down; CAST the column to STRING to read all nine digits)
+        column = pc.floor_temporal(column, unit="microsecond").cast(pa.timestamp("us", column.type.tz))
     try:
         return column.to_pylist()
     except (ValueError, OverflowError) as e:

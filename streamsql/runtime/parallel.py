@@ -46,13 +46,14 @@ from streamsql.checkpoint.storage import CheckpointStorage
 from streamsql.connectors.kafka.exchange import ExchangeReader, abort_lingering, delete_exchanges
 from streamsql.connectors.kafka.liveness import running_elsewhere_error, runs_elsewhere, this_run
 from streamsql.connectors.kafka.options import librdkafka_props
-from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX, KafkaTransactions
+from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX, KafkaTransactions, transaction_prefix
+from streamsql.connectors.registry import get_connector
 from streamsql.core.config import Config
 from streamsql.core.counters import KEYS as DROPPED_KEYS
 from streamsql.core.errors import ConfigError, ExecutionError
 from streamsql.core.faults import fault_point
 from streamsql.plan.nodes import PlanNode, SinkNode, walk
-from streamsql.plan.stages import ExchangeSinkNode, ExchangeSourceNode, Stage, cut_stages
+from streamsql.plan.stages import PARTITIONED_SOURCES, ExchangeSinkNode, ExchangeSourceNode, Stage, cut_stages
 from streamsql.plan.state_signature import state_signatures
 from streamsql.runtime.builder import JobGraph, TaskSlot, build_job
 from streamsql.runtime.exchange import ExchangeSinkOperator
@@ -227,6 +228,24 @@ def reset_parallel_run(name: str, roots: list[PlanNode], config: Config, paralle
     """
     settings = {**config.as_dict(), "parallelism.default": str(parallelism)}
     ParallelJobRunner(name, roots, Config(settings)).reset(replaced=True)
+
+
+def nodes_transaction_prefix(nodes: list[PlanNode], config: dict[str, str]) -> str:
+    """The transactional id prefix of a task that runs ``nodes``, as its Kafka transaction takes it.
+
+    :func:`~streamsql.connectors.kafka.transactions.transaction_prefix` of the
+    ``'sink.transactional-id-prefix'`` of the nodes that write in the task's transaction (as
+    :meth:`~streamsql.connectors.kafka.transactions.KafkaTransactions.for_context` collects
+    them): its exchange writers, and its Kafka sinks whose guarantee is exactly-once.
+    """
+    def writes_in_txn(n: PlanNode) -> bool:
+        if isinstance(n, ExchangeSinkNode):
+            return True
+        return (isinstance(n, SinkNode) and n.table.connector in PARTITIONED_SOURCES
+                and get_connector(n.table.connector).sink_guarantee(n.table, config).transactional)
+
+    return transaction_prefix(n.table.options.get("sink.transactional-id-prefix")
+                              for n in nodes if writes_in_txn(n))
 
 
 def _shape(stage: Stage) -> dict[str, Any]:
@@ -810,6 +829,12 @@ class ParallelJobRunner:
         tables = [n.table for s in self.stages for n in walk(s.roots)
                   if isinstance(n, (ExchangeSinkNode, SinkNode))]
         prefixes = {t.options.get("sink.transactional-id-prefix") or DEFAULT_PREFIX for t in tables}
+        # a task's id joins the prefixes of its exactly-once sinks (transaction_prefix)
+        # (a task's: its stage's sinks and exchanges; a single-process run's: all the job's sinks)
+        cfg = self.config.as_dict()
+        prefixes |= {nodes_transaction_prefix(list(walk(s.roots)), cfg) for s in self.stages}
+        prefixes.add(nodes_transaction_prefix([n for s in self.stages for n in walk(s.roots)
+                                                if not isinstance(n, ExchangeSinkNode)], cfg))
         # the tasks of this run and of the run _tasks names: after a restore at a lower parallelism,
         # the old run's tasks beyond it kept their committed ids, which a later run's task of that
         # index took for its own; a single-process run (named as the job) commits as task 0

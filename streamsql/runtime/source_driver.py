@@ -9,7 +9,7 @@ import numpy as np
 from streamsql.core.connector import Source
 from streamsql.core.elements import Barrier, Batch, EndOfInput, RowKind, Watermark
 from streamsql.core.faults import fault_point
-from streamsql.runtime.operators.base import SplitStatus
+from streamsql.runtime.operators.base import IdleStatus, SplitStatus
 from streamsql.runtime.task import Task
 
 
@@ -39,7 +39,9 @@ class SourceDriver:
     """Drives one :class:`~streamsql.core.connector.Source` (the source task).
 
     Besides batches, barriers, end of input and the watermark a source carries itself
-    (:meth:`Source.watermark <streamsql.core.connector.Source.watermark>`), it sends a
+    (:meth:`Source.watermark <streamsql.core.connector.Source.watermark>`) and its idleness
+    (:meth:`Source.is_idle <streamsql.core.connector.Source.is_idle>`, an :class:`IdleStatus` once per
+    idle spell), it sends a
     :class:`SplitStatus` (the source's splits and which of them finished) when the source opens
     and before the batch that follows a change, so that watermark generation needs no
     connector object.
@@ -63,6 +65,7 @@ class SourceDriver:
         self._positions: dict[int, Any] = {}  # checkpoint id -> the position at its barrier
         self._status = SplitStatus()
         self._watermark: int | None = None  # the last one the source itself carried
+        self._idle_sent = False  # an IdleStatus went out and the source is still idle
         self.ended = False
         self.rows = 0  # changes read (see changes())
 
@@ -116,6 +119,10 @@ class SourceDriver:
         if mark is not None and (self._watermark is None or mark > self._watermark):
             self._watermark = mark
             self._emit(Watermark(mark))
+        idle = self.source.is_idle()  # an exchange whose upstream tasks all went idle: say so, once
+        if idle and not self._idle_sent:
+            self._emit(IdleStatus())
+        self._idle_sent = idle
         # the end of input right after the last batch, in the same step: nothing (a processing-time
         # tick of the job loop) runs between them, as Flink's bounded source ends after its last record
         if self.source.bounded and self.source.finished():

@@ -23,17 +23,16 @@ CASES = {c["name"]: c for c in _FLINK["cases"]}
 _JDK17 = ("JDK 17's Double.toString / Float.toString does not write the shortest digits here and we do "
           "(streamsql.core.float_text): Float.MIN_NORMAL 1.17549435E-38, 2e23 1.9999999999999998E23, "
           "8.41e21 8.409999999999999E21")
-_NANOS = ("TIMESTAMP(7..9) is kept in microseconds here: the 7th to 9th fraction digits are lost "
-          "(Flink: 10:00:00.123456789, here 10:00:00.123456)")
+#: Cases whose TIMESTAMP(9) input holds years outside 1677..2262, which StreamSQL's nanoseconds
+#: (int64) do not reach (docs/types.md): the job fails naming the value; the other lines are
+#: compared, their nanoseconds included, without those input lines.
+OUT_OF_NANOS = {"timestamps_fine": {2, 3}, "timestamps_fine_iso": {2, 3}, "csv_timestamps_fine": {2, 3}}
 #: Lines (0-based) of a case that still differ, and why; the case's other lines must match.
 KNOWN_LINES = {
     "float_edges": ({10, 14, 15}, _JDK17),
     "csv_floats": ({15, 19, 20}, _JDK17),
     "debezium_floats": ({15, 19, 20}, _JDK17),
     "float_cast_string": ({10, 14, 15}, _JDK17),
-    "timestamps_fine": ({0, 3}, _NANOS),
-    "timestamps_fine_iso": ({0, 3}, _NANOS),
-    "csv_timestamps_fine": ({0, 3}, _NANOS),
 }
 
 
@@ -57,6 +56,12 @@ def run_case(case: dict, tmp_path: Path) -> list[str]:
 @pytest.mark.parametrize("name", list(CASES))
 def test_sink_writes_flinks_bytes(name, tmp_path):
     case = CASES[name]
+    if name in OUT_OF_NANOS:
+        with pytest.raises(Exception, match=r"out of range \(years 1677\.\.2262 in nanoseconds here\)"):
+            (tmp_path / "all").mkdir()
+            run_case(case, tmp_path / "all")
+        case = {**case, **{k: [v for i, v in enumerate(case[k]) if i not in OUT_OF_NANOS[name]]
+                           for k in ("input", "output")}}
     got, want = run_case(case, tmp_path), case["output"]
     odd, why = KNOWN_LINES.get(name, (set(), ""))
     assert len(got) == len(want)

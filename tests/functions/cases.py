@@ -919,6 +919,9 @@ REFUSED = {
     "JSON_STRING(TIME '12:34:56.5')": "Flink refuses a TIME argument while planning; refused when the job "
                                       "runs",
     "JSON_ARRAY(TIME '12:34:56')": "Flink's code generator refuses a TIME; refused when the job runs",
+    "YEAR(TIMESTAMP '9999-12-31 23:59:59.999999999')": "a TIMESTAMP(9) holds the years 1677..2262 "
+                                                       "here (nanoseconds in an int64, docs/types.md); the "
+                                                       "job fails saying so (Flink: 9999)",
 }
 
 

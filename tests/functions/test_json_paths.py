@@ -8,9 +8,10 @@ indexes, slices), path texts Jayway does not compile, and a NULL path, the path 
 row its own path) or a literal; and the filter / function grid (``jfgrid``, ``jfdocs``): Jayway's
 filters ``[?(...)]`` with each operator, its functions ``.f()`` with their RETURNING types, and
 several bracketed members, over numbers (int, decimal, big), strings, booleans, nulls, nested
-arrays and objects and missing members. Each expression runs here as Flink ran it, ``SELECT id, e FROM
-t``, and every row's value must be Flink's; an expression Flink refused must be refused, one whose
-job failed must fail.
+arrays and objects and missing members; and the deep scan grid (``jsgrid``, ``jsdocs``): a scan
+``..`` before each kind of step (wildcard, index, indexes, slice, members, function, scan). Each
+expression runs here as Flink ran it, ``SELECT id, e FROM t``, and every row's value must be
+Flink's; an expression Flink refused must be refused, one whose job failed must fail.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ def env(tmp_path_factory):
     (tmp / "fdocs.json").write_text(g.json_lines(g.fdoc_rows(), ("id", "fdoc")), encoding="utf-8")
     e.execute_sql(g.ddl("jfgrid", str(tmp / "fgrid.json")))
     e.execute_sql(g.ddl("jfdocs", str(tmp / "fdocs.json")))
+    (tmp / "sgrid.json").write_text(g.json_lines(g.sgrid_rows(), ("id", "sdoc", "sp")), encoding="utf-8")
+    (tmp / "sdocs.json").write_text(g.json_lines(g.sdoc_rows(), ("id", "sdoc")), encoding="utf-8")
+    e.execute_sql(g.ddl("jsgrid", str(tmp / "sgrid.json")))
+    e.execute_sql(g.ddl("jsdocs", str(tmp / "sdocs.json")))
     yield e
     e.close()
 
@@ -124,7 +129,8 @@ def ours(request, env) -> dict[str, tuple]:
 
 def test_the_grid_is_the_recorded_one():
     """The recorded answers are of this grid's expressions (re-record after changing it)."""
-    assert sorted(g.GRID_EXPRS + g.DOC_EXPRS + g.FGRID_EXPRS + g.FDOC_EXPRS) == CASES
+    recorded = g.GRID_EXPRS + g.DOC_EXPRS + g.FGRID_EXPRS + g.FDOC_EXPRS + g.SGRID_EXPRS + g.SDOC_EXPRS
+    assert sorted(recorded) == CASES
 
 
 @pytest.mark.parametrize("expr", CASES)

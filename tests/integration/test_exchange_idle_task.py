@@ -92,3 +92,45 @@ def test_windows_fire_past_an_idle_table_of_a_union(kafka_bootstrap, kafka_topic
         assert time.monotonic() < deadline and not job.done, (sorted(want - got), job.error)
         time.sleep(0.5)
     job.cancel()
+
+
+def test_temporal_join_past_an_idle_versioned_side(kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """At parallelism 2 both sides of an event-time temporal join come through exchanges; the
+    versioned side has one version per key at 0 s and then goes idle. Its exchange tells the join
+    (an idle status, as Flink forwards ``WatermarkStatus.IDLE`` over a channel), whose watermark
+    leaves it out, so every probe row up to the probe side's watermark (39 s) joins. Before, only
+    the exchange's own merge left idle upstream tasks out: the join kept the idle side's 0 s and
+    emitted nothing while the job ran (at parallelism 1 every row joined; found by newcomer35)."""
+    probes, versions, out = (kafka_topic_factory("xidle_p", 2), kafka_topic_factory("xidle_v", 2),
+                             kafka_topic_factory("xidle_out"))
+    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    for k in range(3):
+        producer.produce(versions, orjson.dumps({"k": k, "rate": 10 * k, "vts": "2026-01-01 00:00:00.000"}),
+                         key=orjson.dumps({"k": k}))
+    for i in range(40):
+        producer.produce(probes, orjson.dumps({"id": i, "k": i % 3, "ts": f"2026-01-01 00:00:{i:02d}.000"}))
+    producer.flush(30)
+    env = StreamEnvironment({"parallelism.default": "2", "pipeline.name": f"xidle-{uuid.uuid4().hex[:8]}",
+                             "execution.checkpointing.interval": "200 ms",
+                             "table.exec.source.idle-timeout": "500 ms",
+                             "execution.checkpointing.dir": str(tmp_path / "chk"),
+                             "state.dir": str(tmp_path / "state")})
+    env.execute_sql(f"""CREATE TABLE p (id INT, k INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH (
+        'connector' = 'kafka', 'topic' = '{probes}', 'properties.bootstrap.servers' = '{kafka_bootstrap}',
+        'format' = 'json', 'scan.startup.mode' = 'earliest-offset')""")
+    env.execute_sql(f"""CREATE TABLE v (k INT, rate INT, vts TIMESTAMP(3), PRIMARY KEY (k) NOT ENFORCED,
+        WATERMARK FOR vts AS vts) WITH ('connector' = 'upsert-kafka', 'topic' = '{versions}',
+        'properties.bootstrap.servers' = '{kafka_bootstrap}', 'key.format' = 'json',
+        'value.format' = 'json')""")
+    env.execute_sql(f"""CREATE TABLE out_t (id INT, rate INT) WITH ('connector' = 'kafka',
+        'topic' = '{out}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
+        'sink.delivery-guarantee' = 'exactly-once')""")
+    job = env.execute_sql("""INSERT INTO out_t SELECT p.id, v.rate FROM p
+        JOIN v FOR SYSTEM_TIME AS OF p.ts ON p.k = v.k""").job
+    want = Counter((i, 10 * (i % 3)) for i in range(40))  # every probe row (ts <= 39 s) joins its version
+    deadline = time.monotonic() + 60
+    while (got := Counter((r["id"], r["rate"]) for r in
+                          (orjson.loads(v) for _, v in read_committed(kafka_bootstrap, out)))) != want:
+        assert time.monotonic() < deadline and not job.done, (sorted(want - got), job.error)
+        time.sleep(0.5)
+    job.cancel()

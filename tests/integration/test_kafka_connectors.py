@@ -399,18 +399,13 @@ def test_two_sinks_share_one_transaction(kafka_bootstrap, kafka_topic_factory):
     s1 = KafkaSink(ctx(table("s1", COLS, eo_opts(kafka_bootstrap, t1, progress)), job, services))
     s2 = KafkaSink(ctx(table("s2", COLS, eo_opts(kafka_bootstrap, t2, progress)), job, services))
     assert s1.session.txn is s2.session.txn
-    with pytest.raises(ConfigError, match="share one transaction"):
-        KafkaSink(
-            ctx(
-                table(
-                    "s3",
-                    COLS,
-                    {**eo_opts(kafka_bootstrap, t2, progress), "sink.transactional-id-prefix": "other"},
-                ),
-                job,
-                services,
-            )
-        )
+    # another prefix joins the transaction, whose id joins the prefixes (Flink: one per sink)
+    opts = {**eo_opts(kafka_bootstrap, t2, progress), "sink.transactional-id-prefix": "other"}
+    s3 = KafkaSink(ctx(table("s3", COLS, opts), job, services))
+    assert s3.session.txn is s1.session.txn and s3.session.txn.transactional_id == f"other+test-{job}-0"
+    with pytest.raises(ConfigError, match="share one transaction, but its 'sink.progress-topic'"):
+        opts = {**eo_opts(kafka_bootstrap, t2, progress), "sink.progress-topic": f"{progress}-other"}
+        KafkaSink(ctx(table("s4", COLS, opts), job, services))
     s1.open()
     s2.open()
     s1.write(batch([(1, "a")]))

@@ -65,9 +65,11 @@ def test_no_restart_strategy_fails_the_job(kafka_bootstrap, kafka_topic_factory,
 
 def test_options_that_cannot_run_together_fail_once(kafka_bootstrap, kafka_topic_factory, tmp_path,
                                                     monkeypatch):
-    """Exactly-once Kafka sinks with different transactional-id prefixes share one transaction
-    here: a checkpointed job (restart strategy exponential-delay, Flink's default) fails at once
-    instead of restarting for ever on an error that no restart can mend (a newcomer's report)."""
+    """Exactly-once Kafka sinks share one transaction here (different transactional-id prefixes
+    are joined into its id), so two of them naming different progress topics (its one commit
+    record) cannot run: a checkpointed job (restart strategy exponential-delay, Flink's default)
+    fails at once instead of restarting for ever on an error that no restart can mend (a
+    newcomer's report, made with two prefixes, which now run: test_kafka_txn_prefixes.py)."""
     monkeypatch.chdir(tmp_path)
     src, o1, o2 = (kafka_topic_factory("setup_in", partitions=3), kafka_topic_factory("setup_a"),
                    kafka_topic_factory("setup_b"))
@@ -77,7 +79,7 @@ def test_options_that_cannot_run_together_fail_once(kafka_bootstrap, kafka_topic
     env.execute_sql(f"""CREATE TABLE src (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{src}',
         'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
         'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset')""")
-    for name, topic, prefix in (("a", o1, ""), ("b", o2, ", 'sink.transactional-id-prefix' = 'other'")):
+    for name, topic, prefix in (("a", o1, ""), ("b", o2, ", 'sink.progress-topic' = 'txn35_other_progress'")):
         env.execute_sql(f"""CREATE TABLE {name} (k INT, v INT) WITH ('connector' = 'kafka',
             'topic' = '{topic}', 'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json',
             'sink.delivery-guarantee' = 'exactly-once'{prefix})""")
@@ -85,7 +87,8 @@ def test_options_that_cannot_run_together_fail_once(kafka_bootstrap, kafka_topic
     stmts.add_insert_sql("INSERT INTO a SELECT * FROM src")
     stmts.add_insert_sql("INSERT INTO b SELECT * FROM src")
     job = stmts.execute().job
-    with pytest.raises(ConfigError, match="share one transaction"):
+    with pytest.raises(ConfigError, match="share one transaction, but its 'sink.progress-topic' = "
+                                          "'txn35_other_progress' differs"):
         job.wait(60)
     assert job.status == "FAILED" and job.metrics["restarts"] == 0
 

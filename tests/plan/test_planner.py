@@ -499,7 +499,7 @@ def test_a_limit_without_order_by_is_flinks_insert_only_limit(env, sql, offset, 
     ("SELECT g FROM src ORDER BY g OFFSET 2", "ORDER BY is not supported", (1, 19)),
     # ORDER BY without LIMIT (a script, `streamsql run`, `shell -f`): the refusal says the ways on
     ("SELECT g FROM src ORDER BY g DESC", "Sort on a non-time-attribute field is not supported: ORDER BY "
-     "without LIMIT on a stream must start with an ascending event-time attribute (Flink's temporal sort); "
+     "without LIMIT on a stream must start with an ascending time attribute (Flink's temporal sort); "
      "add LIMIT n for a Top-N (docs/ranking.md); the shell's prompt prints a SELECT's final table sorted",
      (1, 28)),
     ("SELECT g\nFROM src\nORDER BY g", "Sort on a non-time-attribute field", (3, 10)),  # at the first key

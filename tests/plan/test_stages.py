@@ -143,3 +143,20 @@ def test_temporal_and_window_joins_exchange_both_sides_by_their_keys(env):
     stages = [ln for ln in lines if ln.startswith("Stage")]
     assert len(stages) == 3
     assert "window-join" in stages[2]
+
+
+def test_session_tvf_rows_are_cut_by_its_partition_by(env):
+    """A SESSION TVF read without aggregation keeps rows per PARTITION BY key: exchanged by it (session35)."""
+    env.execute_sql("CREATE TABLE ev (k INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' "
+                    f"SECOND) WITH ('connector' = 'kafka', 'topic' = 'session35_ev', {KAFKA}, "
+                    "'format' = 'json')")
+    env.execute_sql(f"CREATE TABLE ses (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = 'o', {KAFKA}, "
+                    "'format' = 'json')")
+    lines = _stages(env, "INSERT INTO ses SELECT k, v FROM TABLE(SESSION(TABLE ev PARTITION BY k, "
+                         "DESCRIPTOR(ts), INTERVAL '5' SECOND))")
+    assert lines[0].startswith("Stage 0: parallelism=4") and lines[0].endswith("exchange-sink]")
+    assert "distribution=[hash[k]]" in lines[1]
+    assert "window-tvf" in lines[2] and lines[2].startswith("Stage 1: parallelism=4")
+    plain = _stages(env, "INSERT INTO ses SELECT k, v FROM TABLE(SESSION(TABLE ev, DESCRIPTOR(ts), "
+                         "INTERVAL '5' SECOND))")  # all rows one session key: one task
+    assert "distribution=[single]" in plain[1] and plain[2].startswith("Stage 1: parallelism=1")

@@ -12,9 +12,11 @@ wintvf34 added: grouping sets over window-attached rows (a window aggregate over
 every set holds both window columns, else a GroupAggregate, as Flink), processing-time TVFs (a
 window-attached one is a GroupAggregate in Flink 2.3), Calcs between a SESSION TVF and its
 aggregate (pushed under it: refused here before), and window Top-N, deduplication and joins whose
-inputs have Calcs. Flink's window-attached SESSION aggregate and SESSION TVF rows under a Top-N or
-join stay refused here (:func:`refused_here`); processing-time window Top-N, deduplication and
-joins are refused in Flink 2.3's words (``"error: ..."`` in the recording).
+inputs have Calcs. session35: Flink's window-attached SESSION aggregate, SESSION TVF rows under a
+Top-N, deduplication, join or GroupAggregate run (:mod:`streamsql.runtime.operators.session_tvf`);
+grouping sets over a SESSION and a processing-time SESSION TVF's rows stay refused here
+(:func:`refused_here`); processing-time window Top-N, deduplication and joins are refused in
+Flink 2.3's words (``"error: ..."`` in the recording).
 """
 
 from __future__ import annotations
@@ -46,30 +48,31 @@ def env(planning_env):
 
 
 #: Flink plans these, StreamSQL refuses them (not supported yet, docs/windows.md): the words.
-SESSION_ATTACHED = "window-attached SESSION aggregate) is not supported yet"
-SESSION_ROWS = "SESSION window TVF is supported only with a window aggregation"
 SESSION_SETS = "GROUPING SETS, ROLLUP and CUBE in a SESSION window aggregation are not supported yet"
-SESSION_KEYS = "The SESSION's PARTITION BY keys must be GROUP BY keys too; missing: k"
+SESSION_PROCTIME_ROWS = "A processing-time SESSION window TVF is supported only with a window aggregation"
 
 
 def refused_here(query: str) -> str | None:
-    """What StreamSQL says to a query Flink 2.3 plans over SESSION TVF rows (not supported yet), else None."""
+    """What StreamSQL says to a query Flink 2.3 plans over SESSION TVF rows (not supported yet), else None.
+
+    session35 runs the rest: the window-attached SESSION aggregate, Top-N, deduplication and joins
+    over SESSION TVF rows, and a GroupAggregate over them (a Calc dropping the PARTITION BY key, a
+    GROUP BY without it or without window_end).
+    """
     flink = FLINK[query]
-    if "SESSION" not in query or flink == "pushed":
+    if "SESSION" not in query or flink in ("pushed", "attached") or flink.startswith("error: "):
         return None
-    if flink == "attached":
-        return SESSION_ATTACHED
     if "ROLLUP" in query:
         return SESSION_SETS
-    if flink == "group" and "evp" not in query:  # the Calc drops the PARTITION BY key k
-        return SESSION_KEYS
-    return SESSION_ROWS  # Top-N, join, a proctime SESSION's GroupAggregate over the TVF's rows
+    if "evp" in query:  # a processing-time SESSION's GroupAggregate over the TVF's rows
+        return SESSION_PROCTIME_ROWS
+    return None
 
 
 def test_refused_here_as_listed():
-    """The SESSION shapes StreamSQL refuses: Flink 2.3's operators over the rows of a SESSION TVF."""
+    """The SESSION shapes StreamSQL still refuses: grouping sets, a processing-time SESSION TVF's rows."""
     refused = sorted(FLINK[q] for q in FLINK if refused_here(q))
-    assert refused == ["attached", "attached", "group", "group", "group", "window-join", "window-rank"]
+    assert refused == ["group", "group"]
 
 
 @pytest.mark.parametrize("query", list(FLINK))
@@ -97,3 +100,20 @@ def test_append_kafka_sink_takes_it(env):
     query = next(q for q in FLINK if "WHERE v > 0) GROUP BY window_start" in q)
     plan = env.execute_sql(f"EXPLAIN INSERT INTO snk {query}").message
     assert "window=[TUMBLE(time_col=[ts], size=[60 s])]" in plan
+
+
+_WINDOWS = Path(__file__).parent / "window_calcs_session_windows_flink.json"
+FLINK_WINDOWS = json.loads(_WINDOWS.read_text()) if _WINDOWS.exists() else {}
+
+
+@pytest.mark.parametrize("query", [q for q in FLINK_WINDOWS if FLINK[q] != "pushed" and not refused_here(q)])
+def test_session_tvf_explain_shows_flinks_windows(env, query):
+    """A SESSION TVF read by an operator (session35): its ``window=[...]`` texts as in Flink 2.3's EXPLAIN.
+
+    StreamSQL prints ``window=[...]`` on the window TVF and the window aggregate (a window-attached
+    one's ``SESSION(win_start=[...], win_end=[...], gap=[...], partition keys=[...])``); each SESSION
+    one is one of Flink's for the query (a TUMBLE's size is spelled in seconds here, ``60 s``).
+    """
+    texts = oracle.window_texts(env.execute_sql(f"EXPLAIN {query}").message)
+    ours = [t for t in texts if t.startswith("SESSION(")]
+    assert ours and set(ours) <= set(FLINK_WINDOWS[query])

@@ -148,20 +148,23 @@ def wide_files(d: Path) -> dict[str, Path]:
 
 
 def all_files(d: Path) -> dict[str, Path]:
-    """Every table's file the recorded queries read: :func:`tests.runtime.query_fuzz.data_files`'s and
-    :func:`wide_files`'s."""
+    """Every table's file the recorded queries read: :func:`tests.runtime.query_fuzz.data_files`'s,
+    :func:`wide_files`'s and :func:`tests.runtime.query_fuzz_v6.v6_files`'s."""
     from tests.runtime.query_fuzz import data_files
+    from tests.runtime.query_fuzz_v6 import v6_files
 
-    return {**data_files(d), **wide_files(d)}
+    return {**data_files(d), **wide_files(d), **v6_files(d)}
 
 
 def create_all_tables(env, files: dict[str, Path]) -> None:
     """Every table of the recorded queries (:func:`tests.runtime.query_fuzz.create_tables`, then
-    :func:`create_wide_tables`)."""
+    :func:`create_wide_tables` and :func:`tests.runtime.query_fuzz_v6.create_v6_tables`)."""
     from tests.runtime.query_fuzz import create_tables
+    from tests.runtime.query_fuzz_v6 import create_v6_tables
 
     create_tables(env, files)
     create_wide_tables(env, files)
+    create_v6_tables(env, files)
 
 
 def create_wide_tables(env, files: dict[str, Path]) -> None:

@@ -50,15 +50,20 @@ def tz_rows() -> list[dict]:
 
 
 def tz_late_ids(interval_ms: int = 200) -> list[int]:
-    """The ids of ``tz``'s late rows: at or behind the watermark when they arrive, the watermark
-    being the highest ``ts - 2 s`` so far, emitted after each row that moves it by more than
-    ``interval_ms`` (Flink's ``WatermarkAssignerOperator`` reading ``tz``'s file in one task)."""
+    """The ids of ``tz``'s late rows (:func:`late_ids` of :func:`tz_rows`, a 2 s delay)."""
+    return late_ids(tz_rows(), 2, interval_ms)
+
+
+def late_ids(rows: list[dict], delay_s: float, interval_ms: int = 200) -> list[int]:
+    """The ids of ``rows``' late rows: at or behind the watermark when they arrive, the watermark
+    being the highest ``ts - delay_s`` so far, emitted after each row that moves it by more than
+    ``interval_ms`` (Flink's ``WatermarkAssignerOperator`` reading the rows' file in one task)."""
     late, emitted, top = [], None, None
-    for r in tz_rows():
+    for r in rows:
         ts = dt.datetime.fromisoformat(r["ts"])
         if emitted is not None and ts <= emitted:
             late.append(r["id"])
-        mark = ts - dt.timedelta(seconds=2)
+        mark = ts - dt.timedelta(seconds=delay_s)
         top = mark if top is None else max(top, mark)
         if emitted is None or top - emitted > dt.timedelta(milliseconds=interval_ms):
             emitted = top

@@ -55,11 +55,25 @@ def _operator(cls, key_type, calls):
     return cls(1, aggs, inp, pa.schema(out)), inp
 
 
+#: 2024-01-01 10:00:00.123456100 in epoch nanoseconds (TIMESTAMP(9) keys add 0..11 ns to it).
+_NS_BASE = 1_704_103_200_123_456_100
+
+
+def _python_rows(table: pa.Table) -> list[dict]:
+    """``table.to_pylist()``, a nanosecond timestamp column as its epoch nanoseconds (ints)."""
+    for i, f in enumerate(table.schema):
+        if pa.types.is_timestamp(f.type) and f.type.unit == "ns":
+            table = table.set_column(i, f.name, table.column(i).cast(pa.int64()))
+    return table.to_pylist()
+
+
 def _batches(inp, seed: int, n: int, changelog: bool, keys: int = 12):
     """Random batches; with ``changelog`` also -U/-D of live rows (sometimes every row of a key)."""
     rnd = random.Random(seed)
     string = pa.types.is_string(inp.field("k").type)
     timed = pa.types.is_time(inp.field("k").type)  # TIME keys: a minute and a half second each
+    # TIMESTAMP(9) keys (epoch nanoseconds): one nanosecond apart, all in one microsecond
+    nanos = pa.types.is_timestamp(inp.field("k").type)
     live: list[tuple] = []
     out = []
     for _ in range(n):
@@ -76,7 +90,8 @@ def _batches(inp, seed: int, n: int, changelog: bool, keys: int = 12):
                 kinds.append(rnd.choice([RowKind.DELETE, RowKind.UPDATE_BEFORE]))
                 continue
             k = rnd.choice([None, *range(keys)])
-            key = None if k is None else f"k{k}" if string else dt.time(0, k, 0, 500000) if timed else k
+            key = None if k is None else f"k{k}" if string else dt.time(0, k, 0, 500000) if timed \
+                else _NS_BASE + k if nanos else k
             row = (key, rnd.choice([None, rnd.randint(-50, 50)]))
             live.append(row)
             rows.append(row)
@@ -130,7 +145,7 @@ class _Attempts:
     def step(self, step: str, batches: list[Batch]) -> None:
         if step == "b" and self.pos < len(batches):
             for el in self.op.process_batch(batches[self.pos], 0):
-                rows = zip(el.kind_array(), el.table.to_pylist())
+                rows = zip(el.kind_array(), _python_rows(el.table))
                 self.out += [(RowKind(k), tuple(r.values())) for k, r in rows]
             self.pos += 1
         elif step == "|":
@@ -220,4 +235,14 @@ def test_count_distinct_restores_give_duckdbs_answer(tmp_path, script, backends)
 def test_time_keys_survive_checkpoints_and_restores(tmp_path, cls, backends):
     """TIME keys (``time64[us]``) in keyed state: snapshots of both backends and restores."""
     _play(cls, pa.time64("us"), SUMS + EXTREMES, backends, SCRIPTS["barrier-then-batch-then-snapshot"],
+          tmp_path, changelog=False, seed=7)
+
+
+@pytest.mark.parametrize("cls", [ColumnarGroupAggOperator], ids=["columnar"])
+@pytest.mark.parametrize("backends", [("hashmap",), ("rocksdb",), ("rocksdb", "hashmap")],
+                         ids=["hashmap", "rocksdb", "alternating"])
+def test_timestamp_9_keys_survive_checkpoints_and_restores(tmp_path, cls, backends):
+    """TIMESTAMP(9) keys (``timestamp[ns]``) one nanosecond apart stay apart in keyed state, through
+    snapshots of both backends and restores (as Flink's TimestampData keys: nanoseconds kept)."""
+    _play(cls, pa.timestamp("ns"), SUMS + EXTREMES, backends, SCRIPTS["barrier-then-batch-then-snapshot"],
           tmp_path, changelog=False, seed=7)

@@ -4,7 +4,7 @@
 generators (``tests/runtime/query_fuzz.py``'s, the typed shapes of
 ``tests/runtime/query_fuzz_typed.py``, the wide ones of ``tests/runtime/query_fuzz_wide.py`` and the
 changelog chains and result types of ``tests/runtime/query_fuzz_v4.py``, the shapes of
-``tests/runtime/query_fuzz_v5.py``):
+``tests/runtime/query_fuzz_v5.py``, the edge values of ``tests/runtime/query_fuzz_v6.py``):
 result types and final rows, or its refusal, or its job's failure (``scripts/flink_queryfuzz.py``
 recorded it). StreamSQL runs the same query over the same files and must agree. The default suite
 replays :data:`DEFAULT` (every seed a fix came from and a few of each generator's shapes); ``-m
@@ -22,6 +22,8 @@ from tests.runtime.query_fuzz_flink import ACCEPTED, KNOWN, check_case, check_da
 from tests.runtime.query_fuzz_typed import BASE
 from tests.runtime.query_fuzz_v4 import BASE as V4
 from tests.runtime.query_fuzz_v5 import BASE as V5
+from tests.runtime.query_fuzz_v6 import BASE as V6
+from tests.runtime.query_fuzz_v6 import SHAPES as V6_SHAPES
 from tests.runtime.query_fuzz_wide import BASE as WIDE
 from tests.runtime.query_fuzz_wide import all_files
 
@@ -41,18 +43,22 @@ CASES = {c["seed"]: c for c in DOC["cases"] if "skipped" not in c}
 #: (LISTAGG order); an aggregate under LAST_VALUE emitting per input row; a scalar subquery in an
 #: aggregating SELECT; a LEFT JOIN on a non-equi condition (keyless); (fuzz32) a COUNT read only by IS NULL
 #: pruned (Calcite folds the test to FALSE), so an update of the count alone does not move a LISTAGG value;
-#: (v5) a ROW cast to a named ROW type (field by field), ARRAY_AGG ... FILTER
+#: (v5) a ROW cast to a named ROW type (field by field), ARRAY_AGG ... FILTER; (v6) a NaN compared by
+#: Java's < > (FILTER in a SESSION window, WHERE under CUMULATE), a Top-N retracting a row holding a NaN,
+#: an OVER SUM of DECIMAL(38, 18) past 38 digits (NULL from then on)
 REGRESSIONS = [77, 100069, 100076, 200089, 200176, 200016, 200086, 200120, 200170, 200250, 200279, 200291,
                200379, 200373, 200536, 200557, 200628, 200715, 300089, 300111, 300158, 300157, 300343,
-               400224, 400084]
+               400224, 400084, 500009, 500066, 500068, 500093]
 #: a few cheap ones of each generator: aggregates with FILTER over t, RANK refused by both, a global
 #: typed aggregate over cdc; an event-time temporal join (versioned table), a window semi join, an
 #: outer interval join; a LEFT JOIN of a changelog with a non-equi residual (the V2 shapes); over tz's
 #: late rows and equal rowtimes: a HOP aggregate with an offset, a MATCH_RECOGNIZE (the V3 shapes)
 #: (v5) a Top-N with a total order, a temporal join against vr, grouping sets over cdc, nested values
 #: collected as Flink's text, a window Top-N, an interval join
+#: (v6) a FULL JOIN of a DOUBLE and a FLOAT key, a MATCH_RECOGNIZE defined on NaN and -0.0, an interval
+#: join on a float key
 SAMPLE = [1, 2, 100014, 100020, 200009, 200020, 200025, 200348, 200504, 200502, 300003, 300012, 300019,
-          400019, 400031, 400070, 400066, 400058, 400102, 410011, 410047]
+          400019, 400031, 400070, 400066, 400058, 400102, 410011, 410047, 500008, 500019, 500029]
 DEFAULT = sorted(set(REGRESSIONS + SAMPLE) & set(CASES))
 
 
@@ -83,7 +89,7 @@ def test_every_recorded_query_matches_flink(seed, files, tmp_path):
 def test_the_fixture_covers_every_generator_and_source():
     """The recorded campaign is not one shape: the three generators, every table, refusals recorded."""
     assert {0 if s < BASE else 1 if s < WIDE else 2 for s in CASES} == {0, 1, 2}
-    assert {c["source"] for c in CASES.values()} == {"t", "cdc", "cdx", "tw", "e", "tz", "tp"}
+    assert {c["source"] for c in CASES.values()} == {"t", "cdc", "cdx", "tw", "e", "tz", "tp", "q", "qc"}
     assert len(CASES) >= 700
     wide = {c["shape"] for s, c in CASES.items() if s >= WIDE}
     assert {"w_join", "interval_join", "temporal", "over_time", "casts", "json", "grouping"} <= wide
@@ -98,6 +104,7 @@ def test_the_fixture_covers_every_generator_and_source():
     v5 = {c["shape"] for s, c in CASES.items() if s >= V5}
     assert {"topn_total", "over_frames", "session_w", "wtvf_sets", "w_topn", "w_dedup", "w_join",
             "interval_join", "temporal_cl", "dedup", "mr", "nested", "time_ltz", "str_aggs", "gsets_cl"} <= v5
+    assert {c["shape"] for s, c in CASES.items() if s >= V6} == set(V6_SHAPES)
     assert set(KNOWN) | set(ACCEPTED) <= set(CASES)
 
 

@@ -53,9 +53,9 @@ DIFFERENT: dict[str, str] = {
     "SELECT CEIL(t TO SECOND) AS r FROM ct": "a TIME of 24:00 collected",
     # read back from the sinks above, which Flink's job and ours fail to write
     "SELECT CAST(t AS STRING) AS t, s FROM snk_csv": "the sink was not written",
-    # a TIMESTAMP(9) holds microseconds here: its hash lacks the nanoseconds past them (483156 where
-    # Flink's is 483945, 789 ns more: docs/functions.md HASH_CODE)
-    "SELECT HASH_CODE(ts9) AS ts9 FROM h": "TIMESTAMP(9) nanoseconds",
+    # the view's last TIMESTAMP(9) is 2262-04-11 23:47:16.854775807, int64's largest nanosecond, which
+    # DuckDB takes for infinity: one nanosecond less here (REWRITTEN), so its hash is one less
+    "SELECT HASH_CODE(ts9) AS ts9 FROM h": "TIMESTAMP(9) at the end of the nanoseconds' range",
     # Flink's internal hash of a BinaryStringData (a murmur hash), callable by its internal name only
     "SELECT `$HASHCODE$1`('a')": "an internal function of Flink's",
     # a VALUES column of 'a' is CHAR(1) NOT NULL in Flink; STRING here, and nullable (docs/types.md)
@@ -106,12 +106,23 @@ def _ours(env: StreamEnvironment, sql: str, folder: Path) -> tuple[list[str], Co
     return [], Counter()
 
 
+#: Statements run here with a value changed, and why (the other steps compare as they are).
+REWRITTEN = {
+    # int64's largest nanosecond (2262-04-11 23:47:16.854775807) is DuckDB's infinity: one less
+    step["sql"]: step["sql"].replace("23:47:16.854775807", "23:47:16.854775806")
+    for step in FLINK.get("hash_code", []) if "23:47:16.854775807" in step["sql"]
+}
+
+
 @pytest.mark.parametrize("script", sorted(s for s in FLINK if s not in _OWN_TEST))
 def test_script_as_flink(script: str, tmp_path: Path) -> None:
     with StreamEnvironment() as env:
         env.execute_sql("SET 'table.local-time-zone' = 'UTC'")
         for step in FLINK[script]:
             sql = step["sql"]
+            if sql in REWRITTEN:
+                _ours(env, REWRITTEN[sql], tmp_path)
+                continue
             if sql in DIFFERENT:
                 try:
                     _ours(env, sql, tmp_path)

@@ -291,7 +291,7 @@ def _never_null(n: exp.Expression) -> bool:
 
 def _typed_null(t: SqlType) -> tuple[exp.Expression, SqlType]:
     """A NULL of DuckDB's type for ``t``, typed ``t``: code that Flink drops, never evaluated."""
-    return exp.Cast(this=exp.Null(), to=exp.DataType.build(t.duckdb(), dialect="duckdb")), t
+    return exp.Cast(this=exp.Null(), to=t.duckdb_type()), t
 
 
 def _keep_position(n: exp.Expression) -> None:
@@ -378,7 +378,7 @@ def _call(n: exp.Expression) -> tuple[exp.Expression, SqlType | None]:
     result = fn.result(call)
     out = fn.compile(call)
     if fn.cast and result is not None:
-        out = exp.Cast(this=out, to=exp.DataType.build(result.duckdb(), dialect="duckdb"))
+        out = exp.Cast(this=out, to=result.duckdb_type())
     return out, result
 
 
@@ -432,7 +432,8 @@ def _cast_type(n: exp.Cast) -> SqlType | None:
     except SqlError:
         return None
     if t.name == "TIMESTAMP" and not n.to.expressions and isinstance(n.this, exp.Literal):
-        # TIMESTAMP '... .123' is TIMESTAMP(3) in Flink: the literal's fraction digits.
+        # TIMESTAMP '... .123' is TIMESTAMP(3) in Flink: the literal's fraction digits, at most 9
+        # (TIMESTAMP '... .9999999995' is a TIMESTAMP(9) of .999999999: scripts/flink_timestamp_precision.py)
         frac = n.this.this.partition(".")[2] if "." in n.this.this else ""
-        return SqlType("TIMESTAMP", len(frac))
+        return SqlType("TIMESTAMP", min(len(frac), 9))
     return t

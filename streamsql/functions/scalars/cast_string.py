@@ -60,9 +60,11 @@ def _text(arg: str, t: SqlType) -> str | None:
     if t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         # a naive TIMESTAMP(p <= 3) is DuckDB's TIMESTAMP_MS, whose strftime fails before 1677
         # ("Could not convert Timestamp to higher precision"): format it as a TIMESTAMP (µs)
+        # (a TIMESTAMP(7..9) is a TIMESTAMP_NS: kept so, DuckDB's cast to TIMESTAMP rounds it)
+        p = 6 if t.precision is None else t.precision
         ts = (f"timezone({sql_string(session_zone())}, {arg})" if t.name == "TIMESTAMP_LTZ"
-              else f"CAST({arg} AS TIMESTAMP)")
-        return _timestamp(ts, 6 if t.precision is None else t.precision)
+              else f"CAST({arg} AS TIMESTAMP{'_NS' if p > 6 else ''})")
+        return _timestamp(ts, p)
     if t.name == "DATE":  # DuckDB writes '10024-02-29', '0977-02-29 (BC)'
         return (f"CASE WHEN {arg} >= DATE '0001-01-01' AND {arg} < DATE '10000-01-01' "
                 f"THEN CAST({arg} AS VARCHAR) ELSE {_four_year_digits(arg)} || strftime({arg}, '-%m-%d') END")
@@ -139,17 +141,21 @@ def _four_year_digits(value: str) -> str:
 
 
 def _timestamp(ts: str, precision: int) -> str:
-    """``yyyy-MM-dd HH:mm:ss`` and exactly ``precision`` fraction digits (DuckDB has 6).
+    """``yyyy-MM-dd HH:mm:ss`` and exactly ``precision`` fraction digits.
+
+    ``ts`` is a DuckDB TIMESTAMP, or a TIMESTAMP_NS for ``precision`` above 6 (its nanoseconds).
 
     A year outside 1..9999 as Flink writes it (:func:`_four_year_digits`).
     """
     text = (f"CASE WHEN {ts} >= TIMESTAMP '0001-01-01' AND {ts} < TIMESTAMP '10000-01-01' "
             f"THEN strftime({ts}, '%Y-%m-%d %H:%M:%S') "
             f"ELSE {_four_year_digits(ts)} || strftime({ts}, '-%m-%d %H:%M:%S') END")
+    if precision > 6:  # a TIMESTAMP_NS: years 1677..2262 (the bounds above are out of its range)
+        text = f"strftime({ts}, '%Y-%m-%d %H:%M:%S')"
     if precision == 0:
         return f"({text})"
-    frac = f"substr(strftime({ts}, '%f'), 1, {min(precision, 6)})"
-    return f"(({text}) || '.' || {frac}{' || ' + repr('0' * (precision - 6)) if precision > 6 else ''})"
+    frac = f"substr(strftime({ts}, '{'%n' if precision > 6 else '%f'}'), 1, {precision})"
+    return f"(({text}) || '.' || {frac})"
 
 
 def _java_text(values: pa.ChunkedArray | pa.Array, single: bool) -> pa.Array:

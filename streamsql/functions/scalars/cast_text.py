@@ -35,6 +35,8 @@ precision (Flink's parser gives ``'99999999.995'`` as 100000000.00 in a DECIMAL(
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from streamsql.core.timestamp_precision import truncate_time_sql
@@ -94,7 +96,12 @@ def cast_string(n: exp.Cast | exp.TryCast, target: SqlType) -> exp.Expression:
         bad = fail_sql(f"'CAST(''' || {{0}} || ''' AS {flink}) failed: the value {why} "
                        "(Flink fails the job too); use TRY_CAST to get NULL instead'")
     literal = isinstance(n.this, exp.Literal)
-    out = template(read_text(target, bad), f"({n.this.sql(dialect='duckdb')})")
+    text = n.this.sql(dialect="duckdb")
+    if literal and "safe" not in n.args and target.name == "TIMESTAMP":
+        # TIMESTAMP '... .9999999995' (as written: sqlglot's CAST of it has no ``safe``): Calcite's
+        # literal keeps nine fraction digits (scripts/flink_timestamp_precision.py)
+        text = re.sub(r"(\.[0-9]{9})[0-9]+'$", r"\1'", text)
+    out = template(read_text(target, bad), f"({text})")
     out.meta[FROM_TEXT] = "literal" if literal else "text"
     return out
 
@@ -118,14 +125,16 @@ def _fast(t: SqlType) -> tuple[str, str] | None:
         # what follows a space is dropped, as parseDate does
         return f"regexp_full_match({{0}}, '{date}( .*)?')", "TRY_CAST(left({0}, 10) AS DATE)"
     if t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        k = min(t.precision if t.precision is not None else 6, 6)
+        k = t.precision if t.precision is not None else 6
         fraction = f"(\\.{_digits(1, k)})?" if k else ""
         text = f"{date}( ([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]{fraction})?"
-        # year 0 is no TIMESTAMP in Flink
-        test = f"regexp_full_match({{0}}, '{text}') AND NOT starts_with({{0}}, '0000')"
+        # year 0 is no TIMESTAMP in Flink; nanoseconds (k > 6) hold the years 1678..2261 only
+        years = "NOT starts_with({0}, '0000')" if k <= 6 else "left({0}, 4) BETWEEN '1678' AND '2261'"
+        test = f"regexp_full_match({{0}}, '{text}') AND {years}"
         if t.name == "TIMESTAMP":
             return test, f"TRY_CAST({{0}} AS {t.duckdb()})"
-        return test, java_instant(sql_string(session_zone()), "TRY_CAST({0} AS TIMESTAMP)")
+        wall = "TIMESTAMP" if k <= 6 else "TIMESTAMP_NS"
+        return test, java_instant(sql_string(session_zone()), f"TRY_CAST({{0}} AS {wall})")
     if t.name == "DECIMAL":
         p, s = t.precision or 10, t.scale or 0
         if p > 18:
@@ -176,11 +185,11 @@ def _wall_clock(t: SqlType) -> tuple[str, str, tuple[str, str]]:
 
     The third item binds the name both use to the text's groups (one regular expression).
     """
-    digits = min(t.precision if t.precision is not None else 6, 6)  # DuckDB holds microseconds
+    digits = t.precision if t.precision is not None else 6
 
     groups, (y, m, d, h, mi, s) = text_groups("{0}", _TIMESTAMP, 6, "__ts", 7)  # BIGINTs
     fraction = "__ts['g7']"
-    micros = f"CAST(rpad(left({fraction}, {digits}), 6, '0') AS BIGINT)" if digits else "0"
+    micros = f"CAST(rpad(left({fraction}, {min(digits, 6)}), 6, '0') AS BIGINT)" if digits else "0"
     month = f"make_date({y}, {m}, 1)"
     midnight = f"({h} = 24 AND {mi} = 0 AND {s} = 0 AND regexp_full_match({fraction}, '0*'))"
     # the year is never empty where the pattern matches
@@ -188,6 +197,9 @@ def _wall_clock(t: SqlType) -> tuple[str, str, tuple[str, str]]:
           f"AND {d} BETWEEN 1 AND 31 AND ({h} <= 23 OR {midnight}) AND {mi} <= 59 AND {s} <= 59")
     wall = (f"(CAST({month} AS TIMESTAMP) + to_days(least({d}, day(last_day({month}))) - 1) "
             f"+ {time_of_day(h, mi, s, micros)})")
+    if digits > 6:  # the 7th to 9th digits as nanoseconds (DuckDB's INTERVAL holds microseconds)
+        nanos = f"CAST(rpad(substr({fraction}, 7, {digits - 6}), 3, '0') AS BIGINT)"
+        wall = f"make_timestamp_ns(epoch_ns(CAST({wall} AS TIMESTAMP_NS)) + {nanos})"
     return ok, wall, ("__ts", groups)
 
 

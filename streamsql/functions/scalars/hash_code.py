@@ -13,7 +13,7 @@ data (``CodeGenUtils.hashCodeForType``; values recorded from Flink by
 - CHAR / VARCHAR: ``Math.abs(String.hashCode())`` over the UTF-16 code units, a CHAR(n) padded to
   n (``SqlFunctionUtils.hashCode``: -2147483648 stays negative);
 - TIMESTAMP(p): ``TimestampData.hashCode``, ``31 * ((int) ms ^ (int) (ms >> 32)) + nanoOfMilli``
-  (StreamSQL holds microseconds: a TIMESTAMP(7..9)'s last three digits are zero here).
+  (a TIMESTAMP(7..9) in nanoseconds, its nano-of-millisecond whole).
 
 Refused as Flink refuses them: BINARY / VARBINARY, ARRAY, MAP, ROW, intervals (Calcite's
 ``Cannot apply 'HASH_CODE' to arguments of type ...``), a TIMESTAMP_LTZ (Flink's code generator:
@@ -94,12 +94,16 @@ _DECIMAL = python_call("HASH_CODE_DECIMAL", lambda a: rowwise(big_decimal_hash, 
 
 
 def _timestamp(c: Call) -> exp.Expression:
-    """``TimestampData.hashCode`` of a TIMESTAMP(p) held in microseconds."""
-    us = "epoch_us({0})"
-    below = f"((({us} % 1000) + 1000) % 1000)"  # microseconds past the millisecond, 0..999
-    ms = f"(({us} - {below}) // 1000)"
+    """``TimestampData.hashCode`` of a TIMESTAMP(p): in microseconds, or nanoseconds for p > 6."""
+    t = c.args[0].type
+    nanos = t is not None and (t.precision or 0) > 6  # a TIMESTAMP_NS
+    per_ms = 1_000_000 if nanos else 1000
+    units = "epoch_ns({0})" if nanos else "epoch_us({0})"
+    below = f"((({units} % {per_ms}) + {per_ms}) % {per_ms})"  # units past the millisecond
+    ms = f"(({units} - {below}) // {per_ms})"
     folded = f"xor({_int32(ms)}, {_int32(f'{ms} >> 32')})"
-    return template(_int32(f"31 * CAST({folded} AS BIGINT) + {below} * 1000"), c.args[0])
+    nano_of_ms = below if nanos else f"{below} * 1000"
+    return template(_int32(f"31 * CAST({folded} AS BIGINT) + {nano_of_ms}"), c.args[0])
 
 
 def _refusal(c: Call, t: SqlType | None) -> FunctionError:
@@ -116,7 +120,7 @@ def _refusal(c: Call, t: SqlType | None) -> FunctionError:
 
 @scalar("HASH_CODE", group="hash", sig=((), ("ANY...",)), result=fixed("INT"),
         differences="One BOOLEAN, number, string, DATE, TIME or TIMESTAMP (other arguments refused with "
-                    "Flink's messages); a TIMESTAMP(7..9)'s nanoseconds past the microsecond are zero here.")
+                    "Flink's messages).")
 def hash_code(c: Call) -> exp.Expression:
     """HASH_CODE(x): Java's ``hashCode()`` of Flink's internal value of x, an INT (module docstring)."""
     t = c.args[0].type if len(c.args) == 1 else None

@@ -15,8 +15,10 @@ A path is a literal or a column (compiled once per distinct text): member and in
 (``$.a.b[0]``, ``$['a b']``), several members (``$['a','b']``), wildcards (``$.a[*].b``, ``$.*``),
 several indexes, slices, the deep scan ``..member``, Jayway's filters (``$.a[?(@.b > 1)]``,
 :mod:`.json_filter`) and functions (``$.a.length()``, ``$.a.sum()``, :mod:`.json_path_functions`),
-as Jayway reads them (:mod:`.json_path`); a scan before another step (``$..[0]``, ``$..*``) is
-refused at planning (a literal path) or fails the job (a path from a column).
+as Jayway reads them (:mod:`.json_path`), the deep scan before any step (``$..*``, ``$..[0]``,
+``$..['a','b']``) included; a path whose answer in Flink depends on the rows evaluated before it
+(``$..*.b``, ``$..a.length()``: :class:`.json_path_compiler.Unsupported`) is refused at planning
+(a literal path) or fails the job (a path from a column).
 
 JSON_OBJECT and JSON_ARRAY write compact JSON text (``{"a":1}``, as Flink's Jackson), each value
 as :mod:`.json_values` writes it (timestamps as ISO text, bytes in base64, ARRAY, ROW and MAP
@@ -160,9 +162,10 @@ def _config(c: Call, result: SqlType) -> dict:
 
 
 def _unsupported(path: str) -> str:
-    return (f"JSON path {path!r} is not supported yet (a deep scan '..' is supported before a member or a "
-            "filter only; supported: $, .member, ['member'], ['a','b'], [index], [i,j], [from:to], * and [*] "
-            "wildcards, [?(filter)], functions such as .length() or .sum(), ..member, ..[?(filter)])")
+    return (f"JSON path {path!r} is not supported: Flink 2.3's answer to it depends on the rows evaluated "
+            "before (its Jayway keeps state in the cached path: a last member right after a scanned "
+            "wildcard, as in $..*.b or $..[*].b, and length() / size() after a scan, as in $..a.length()); "
+            "write the steps out ($.*.b, $..b) or take the length of a definite path")
 
 
 def _compiled(path: str):
@@ -326,9 +329,9 @@ _QUERY_FNS = {k: _row_function("JSON_QUERY", _json_query_row, k) for k in ("STRI
               "null, an object or an array, a document that is not JSON) and ON ERROR (a strict path: the "
               "same; a path without lax/strict is strict), each NULL by default",
         differences="Clauses: RETURNING STRING, VARCHAR(n), INT, DOUBLE or BOOLEAN; {NULL | ERROR | DEFAULT "
-                    "c} ON EMPTY / ON ERROR. The path may not have a deep scan '..' before a "
-                    "step other than a member or a filter (not supported yet); a DEFAULT must be a "
-                    "constant (Flink's job fails on a column). "
+                    "c} ON EMPTY / ON ERROR. A path whose answer in Flink depends on the rows before "
+                    "it (Jayway's state: $..*.b, $..[*].b, $..a.length()) is refused; a DEFAULT must be "
+                    "a constant (Flink's job fails on a column). "
                     "RETURNING VARCHAR(n) does not cut the text, as Flink's call over a column; Flink's "
                     "planner folds a call over a constant document into a literal cut to n characters "
                     "(not done here).")
@@ -348,8 +351,9 @@ def json_value(c: Call) -> exp.Expression:
               "without lax/strict is strict), each NULL by default",
         differences="Clauses: RETURNING STRING, VARCHAR(n) or ARRAY<STRING>; {WITHOUT [ARRAY] | WITH "
                     "[CONDITIONAL | UNCONDITIONAL] [ARRAY]} WRAPPER; {NULL | ERROR | EMPTY ARRAY | EMPTY "
-                    "OBJECT} ON EMPTY / ON ERROR. The path may not have a deep scan '..' before a "
-                    "step other than a member or a filter (not supported yet). RETURNING VARCHAR(n) as "
+                    "OBJECT} ON EMPTY / ON ERROR. A path whose answer in Flink depends on the rows "
+                    "before it (Jayway's state: $..*.b, $..[*].b, $..a.length()) is refused. RETURNING "
+                    "VARCHAR(n) as "
                     "JSON_VALUE's (not cut; Flink cuts a "
                     "constant-folded call).")
 def json_query(c: Call) -> exp.Expression:
@@ -392,8 +396,8 @@ _EXISTS_FN = _row_function("JSON_EXISTS", _json_exists_row, "BOOLEAN")
 @scalar("JSON_EXISTS", group="json", sig=(("JSON", S),), result=fixed("BOOLEAN"),
         nulls="NULL if the document is NULL, or on an error with UNKNOWN ON ERROR (a NULL path is refused, "
               "as Flink's code generator refuses it, and a path that is not a literal)",
-        differences="The path may not have a deep scan '..' before a step other than a member or a filter "
-                    "(not supported yet).")
+        differences="A path whose answer in Flink depends on the rows before it (Jayway's state: $..*.b, "
+                    "$..[*].b, $..a.length()) is refused.")
 def json_exists(c: Call) -> exp.Expression:
     """JSON_EXISTS(doc, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR]): the path finds a value.
 

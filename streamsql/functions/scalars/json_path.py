@@ -20,8 +20,8 @@ value is the one thing found, an indefinite one's the list of its matches. Funct
 (:mod:`.json_path_functions`) apply to what the path found before them; a function's or a
 filter's (:mod:`.json_filter`) own failure is an error in lax mode too (:class:`JsonPathFailure`);
 a filter's existence test, JSON literal or array value fails the job, as in Flink 2.3
-(:class:`FlinkJobFailure`). A scan before a step other than a member or a filter is not evaluated
-(:class:`Unsupported`).
+(:class:`FlinkJobFailure`). A deep scan ``..`` takes its next step at every node Jayway's scan
+predicate matches (:func:`_scan`).
 
 :func:`jsonize` writes a value as Flink's Jackson does (keys sorted, compact, numbers as parsed).
 """
@@ -377,7 +377,8 @@ def _walk(tokens: tuple, n: int, model, where: str, ctx: _Ctx, definite: bool, o
             for i, v in enumerate(model):
                 _walk(tokens, n + 1, v, f"{where}[{i}]", ctx, False, out)
     elif kind == "scan":
-        _scan(tokens, n + 1, model, where, ctx, out)
+        if not leaf:  # a scan with no step after it (``$..f()``'s parameter ``$..``) finds nothing
+            _scan(tokens, n + 1, model, where, ctx, out)
     else:  # index, indexes, slice: ArrayPathToken's checkArrayModel first
         if not isinstance(model, list):
             if lax or not definite:
@@ -406,38 +407,65 @@ def _slice_bounds(lo: int | None, hi: int | None, size: int) -> tuple[int, int]:
     return start, max(start, end)
 
 
-def _scan(tokens: tuple, n: int, model, where: str, ctx: _Ctx, out: list) -> None:
-    """Jayway's deep scan (``..member``, ``..[?(...)]``), pre-order.
+def _scan_predicate(tokens: tuple, n: int, ctx: _Ctx):
+    """Jayway's ``ScanPathToken.createScanPredicate`` for the step ``tokens[n]`` after a scan.
 
-    The next step's evaluation at every object that has the member (or that the filter accepts),
-    and for a filter at every array it accepts, its next step on each element (Jayway's
-    ``walkArray``).
+    Which nodes the step is taken at: a member at an object that has it (several members at the
+    leaf: one that has them all; several before another step: any object); an index, indexes or a
+    slice at an array; a wildcard anywhere; a filter where it accepts the node; a function or
+    another scan nowhere (Jayway's ``FALSE_PREDICATE``).
     """
     token = tokens[n]
-    if token[0] == "member":
-        def matches(m) -> bool:
-            return isinstance(m, dict) and token[1] in m
-    else:
+    kind, leaf = token[0], n == len(tokens) - 1
+    if kind == "member":
+        return lambda m: isinstance(m, dict) and token[1] in m
+    if kind == "members":
+        return lambda m: isinstance(m, dict) and (not leaf or all(k in m for k in token[1]))
+    if kind in ("index", "indexes", "slice"):
+        return lambda m: isinstance(m, list)
+    if kind == "wild":
+        return lambda m: True
+    if kind == "filter":
         read = _read_in_filter(ctx)
+        return lambda m: json_filter.accept(token[1], m, ctx.root, read)
+    return lambda m: False
 
-        def matches(m) -> bool:
-            return json_filter.accept(token[1], m, ctx.root, read)
+
+def _scan(tokens: tuple, n: int, model, where: str, ctx: _Ctx, out: list, matches=None) -> None:
+    """Jayway's deep scan (``ScanPathToken``) of the step ``tokens[n]``, pre-order.
+
+    The step is taken at every node :func:`_scan_predicate` matches (Jayway's ``walkObject``): at a
+    matching array, when the step is not the last, Jayway skips it and takes the *next* step on
+    each element (its ``walkArray``: ``$..[0][0]`` is the first item of every element of every
+    array), but a last single member there is kept only from the element whose index the skipped
+    step reads (``PathToken.handleObjectProperty``'s upstream array index: ``$..[0].b`` is the b
+    of every array's first element, ``$..[-1].b``, ``$..[0,1].b`` and ``$..[1:].b`` find nothing),
+    as Flink 2.3 answers; then the scan goes on into every member and element.
+    """
+    if matches is None:
+        matches = _scan_predicate(tokens, n, ctx)
     if isinstance(model, dict):
         if matches(model):
             _walk(tokens, n, model, where, ctx, False, out)
         for k, v in model.items():
             if isinstance(v, (dict, list)):
-                _scan(tokens, n, v, f"{where}['{k}']", ctx, out)
+                _scan(tokens, n, v, f"{where}['{k}']", ctx, out, matches)
     elif isinstance(model, list):
-        if token[0] == "filter" and matches(model):
+        if matches(model):
             if n == len(tokens) - 1:
                 _walk(tokens, n, model, where, ctx, False, out)
+            elif n + 2 == len(tokens) and tokens[n + 1][0] == "member":
+                # Jayway's leaf member after walkArray's upstream index: kept only where the step
+                # before it reads "[idx]" (``$..[0].b``: element 0's b; ``$..[1:].b``: nothing)
+                for i, v in enumerate(model):
+                    if tokens[n] == ("index", i):
+                        _walk(tokens, n + 1, v, f"{where}[{i}]", ctx, False, out)
             else:
                 for i, v in enumerate(model):
                     _walk(tokens, n + 1, v, f"{where}[{i}]", ctx, False, out)
         for i, v in enumerate(model):
             if isinstance(v, (dict, list)):
-                _scan(tokens, n, v, f"{where}[{i}]", ctx, out)
+                _scan(tokens, n, v, f"{where}[{i}]", ctx, out, matches)
 
 
 def _argument(param: tuple, ctx: _Ctx):

@@ -28,9 +28,11 @@ _SLICE = re.compile(r"\s*(-?\d+)?\s*:\s*(-?\d+)?\s*")
 
 
 class Unsupported(ValueError):
-    """A path Jayway evaluates that is not evaluated here.
+    """A path whose answer in Flink 2.3 depends on the rows evaluated before it: not evaluated here.
 
-    A scan other than ``..member``, ``..[?(...)]`` and ``..member.f()``.
+    Jayway keeps state in a compiled path, which Flink's calls share (Jayway's path cache): a last
+    member after a scanned wildcard (``$..*.b``) and ``length()`` / ``size()`` after a scan
+    (``$..a.length()``, whose ``Length`` appends a wildcard to the path at each call).
     """
 
 
@@ -243,7 +245,7 @@ def _tokens(text: str) -> tuple:
 
     Raises:
         JsonError: Jayway's ``InvalidPathException`` (its message).
-        Unsupported: a filter, a function, several bracketed members, a scan not before a member.
+        Unsupported: a path whose answer in Flink depends on the rows before (:class:`Unsupported`).
     """
     text = text.strip()
     if not text:
@@ -294,19 +296,26 @@ def _tokens(text: str) -> tuple:
             _fail(f"Could not parse token starting at position {pos}")
         tokens.append(("member", text[pos:end]))
         pos = end
-    if tokens and tokens[0][0] == "scan" and tokens[-1][0] == "function" and len(tokens) > 2:
-        # Jayway's invertScannerFunctionRelationship: $..a.f() is $.f($..a)
-        scanned = tuple(tokens[:-1])
-        _check_scans(text, scanned)
-        return (("function", tokens[-1][1], (("path", scanned, _definite(scanned)),)),)
     _check_scans(text, tokens)
+    if tokens and tokens[0][0] == "scan" and tokens[-1][0] == "function":
+        # Jayway's invertScannerFunctionRelationship: $..a.f() is $.f($..a) ($..f(): $.f($..))
+        if tokens[-1][1] in ("length", "size"):
+            raise Unsupported(text)  # its Length appends a wildcard to the cached path at each call
+        scanned = tuple(tokens[:-1])
+        return (("function", tokens[-1][1], (("path", scanned, _definite(scanned)),)),)
     return tuple(tokens)
 
 
-def _check_scans(text: str, tokens) -> None:
-    """A scan is evaluated before a member or a filter (Jayway's other scan targets are not)."""
-    for n, t in enumerate(tokens):
-        if t[0] == "scan" and (n + 1 == len(tokens) or tokens[n + 1][0] not in ("member", "filter")):
+def _check_scans(text: str, tokens: list) -> None:
+    """Refuse a scan whose answer in Flink 2.3 depends on the rows evaluated before (Jayway's state).
+
+    A last single member right after a scanned wildcard (``$..*.b``, ``$..[*].b``) is kept or not by
+    the upstream array index the member's token kept from its last evaluation, on any row, of the
+    same (cached) path: Flink answers ``[]`` once some array was walked, else the members.
+    """
+    for n in range(len(tokens) - 2):
+        if tokens[n][0] == "scan" and tokens[n + 1][0] == "wild" and tokens[n + 2][0] == "member" \
+                and n + 3 == len(tokens):
             raise Unsupported(text)
 
 

@@ -98,8 +98,10 @@ def value_json(v: str, t: SqlType | None, depth: int = 0) -> str:
     if name in ("DECIMAL", "DOUBLE"):
         return _number(v, t)
     if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        wall = f"timezone('UTC', {v})" if name == "TIMESTAMP_LTZ" else f"CAST({v} AS TIMESTAMP)"
-        return _iso_date_time(wall, "Z" if name == "TIMESTAMP_LTZ" else "")
+        nanos = (t.precision or 0) > 6  # a TIMESTAMP_NS (DuckDB's cast to TIMESTAMP rounds it)
+        wall = f"timezone('UTC', {v})" if name == "TIMESTAMP_LTZ" else \
+            f"CAST({v} AS TIMESTAMP{'_NS' if nanos else ''})"
+        return _iso_date_time(wall, "Z" if name == "TIMESTAMP_LTZ" else "", nanos)
     if name == "BYTES":
         return f"'\"' || to_base64({v}) || '\"'"
     x = f"__j{depth}"
@@ -124,13 +126,17 @@ def value_json(v: str, t: SqlType | None, depth: int = 0) -> str:
     return f"CAST(to_json({v}) AS VARCHAR)"
 
 
-def _iso_date_time(wall: str, suffix: str) -> str:
+def _iso_date_time(wall: str, suffix: str, nanos: bool = False) -> str:
     """``"yyyy-MM-ddTHH:mm:ss[.f]"`` + ``suffix`` of a DuckDB TIMESTAMP, as Java's ISO_LOCAL_DATE_TIME.
 
     The fraction has as many digits as it needs (``.5``, ``.123``), none when it is zero.
+    ``nanos``: ``wall`` is a TIMESTAMP_NS, its nanoseconds written (``.123456789``).
     """
-    micros = f"(microsecond({wall}) % 1000000)"
-    digits = f"rtrim(lpad(CAST({micros} AS VARCHAR), 6, '0'), '0')"
+    if nanos:
+        micros = f"(((epoch_ns({wall}) % 1000000000) + 1000000000) % 1000000000)"
+    else:
+        micros = f"(microsecond({wall}) % 1000000)"
+    digits = f"rtrim(lpad(CAST({micros} AS VARCHAR), {9 if nanos else 6}, '0'), '0')"
     fraction = f"CASE WHEN {micros} = 0 THEN '' ELSE '.' || {digits} END"
     return f"'\"' || strftime({wall}, '%Y-%m-%dT%H:%M:%S') || {fraction} || '{suffix}\"'"
 

@@ -456,7 +456,7 @@ def _cast_strings(n: exp.Expression, keys: tuple[str, ...], target: SqlType | No
             if target.name in _TIMES:  # via DuckDB's TIMESTAMP: TIMESTAMP_MS reads 'abc' as a number
                 via = target.name if target.name in ("DATE", "TIME") else "TIMESTAMP"
                 side = exp.Cast(this=side, to=exp.DataType.build(via))
-            cast = exp.Cast(this=side, to=exp.DataType.build(target.duckdb(), dialect="duckdb"))
+            cast = exp.Cast(this=side, to=target.duckdb_type())
             cast.meta[TYPE] = target
             n.set(k, cast)
 

@@ -66,6 +66,7 @@ from streamsql.functions.scalars.intervals import (
     whole_millis,
 )
 from streamsql.functions.scalars.json_functions import is_json
+from streamsql.functions.scalars.nan_compare import java_comparison
 from streamsql.functions.scalars.registry import (
     Arg,
     Call,
@@ -94,6 +95,11 @@ _FLINK_TYPE = {"INT8": "TINYINT", "INT16": "SMALLINT", "INT32": "INT", "INT64": 
 NAMED_WHEN_FAILING = (exp.Div, exp.Mod)
 WRITTEN = "written"
 
+#: The failure of a TIMESTAMP(7..9) value outside DuckDB's TIMESTAMP_NS range (docs/types.md).
+NANOS_RANGE = ("A timestamp outside the years 1677..2262 does not fit a TIMESTAMP(7..9) or "
+               "TIMESTAMP_LTZ(7..9) here: StreamSQL holds precision 7 to 9 in 64-bit nanoseconds (Flink "
+               "holds the years 0000..9999); declare or CAST to TIMESTAMP(6) for such values")
+
 
 def _by_zero(where: str) -> str:
     """The message of an integer or DECIMAL division (or %) by zero; ``where``: `` in <it>`` or ''."""
@@ -107,6 +113,8 @@ declare_failure(r"Division by zero in expression \((.*)\)\.", lambda m: _by_zero
 declare_failure(r"Could not convert string '(.*)' to ([A-Z0-9_]+(?: WITH TIME ZONE)?)", lambda m: (
     f"CAST('{m.group(1)}' AS {_FLINK_TYPE.get(m.group(2), m.group(2))}) failed: the value is not a valid "
     f"{_FLINK_TYPE.get(m.group(2), m.group(2))} (Flink fails the job too); use TRY_CAST to get NULL instead"))
+declare_failure(r"Could not convert Timestamp to higher precision|Timestamp microseconds out of range",
+                lambda m: NANOS_RANGE)
 declare_failure(r'invalid (timestamp|date) field format: "(.*)", expected format', lambda m: (
     f"CAST('{m.group(2)}' AS {m.group(1).upper()}) failed: the value is not a valid {m.group(1).upper()} "
     "(Flink fails the job too); use TRY_CAST to get NULL instead"))
@@ -147,6 +155,9 @@ def binary_type(n: exp.Expression) -> SqlType | None:
 
 def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expression, SqlType | None]:
     """The DuckDB form of an operator node whose children are compiled, and its type ``t``."""
+    nan_aware = java_comparison(n)  # a comparison of a DOUBLE / FLOAT: Java's NaN
+    if nan_aware is not None:
+        return nan_aware, t
     if isinstance(n, exp.Interval):
         return single_unit(n) or whole_millis(n) or n, t
     if isinstance(n, exp.Cast) and t is not None and t.is_composite:
@@ -186,7 +197,7 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     if _is_date_interval(n):
         return _date_interval(n), t
     if t is not None and _timestamp_interval(n) is not None:
-        return exp.Cast(this=n, to=exp.DataType.build(t.duckdb(), dialect="duckdb")), t
+        return exp.Cast(this=n, to=t.duckdb_type()), t
     operands = (type_of(n.this), type_of(n.expression)) if isinstance(n, exp.Mod) else ()
     if any(x is not None and x.name in ("DOUBLE", "FLOAT") for x in operands):  # as Flink: exact only
         msg = (f"Cannot apply '%' to arguments of type '<{_calcite_numeric(operands[0])}> % "
@@ -219,7 +230,7 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
             and (t.precision or 0) > 6:
         # DuckDB's TIMESTAMP(7..9) is TIMESTAMP_NS, whose nanoseconds the batch (in microseconds, as
         # every TIMESTAMP(7..9) here) could not hold: cut to microseconds in the CAST itself
-        n.set("to", exp.DataType.build(t.duckdb(), dialect="duckdb"))
+        n.set("to", t.duckdb_type())
     if isinstance(n, (exp.Cast, exp.TryCast)) and t is not None and t.name in ("ROW", "ARRAY", "MAP") \
             and _named(type_of(n.this), t.name):
         # as Flink's CAST of a ROW to a ROW type: field by field, whatever their names
@@ -283,7 +294,7 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         # Calcite simplifies x + 0 to x before Flink runs it, so a -0.0 stays -0.0 (Flink 2.3:
         # d + CAST(0 AS BIGINT) is -0.0 for d = -0.0; IEEE's sum would be 0.0)
         other = n.expression if _is_zero(n.this) else n.this
-        return exp.Cast(this=other, to=exp.DataType.build(t.duckdb(), dialect="duckdb")), t
+        return exp.Cast(this=other, to=t.duckdb_type()), t
     lt, rt = type_of(n.this), type_of(n.expression)
     if lt is None or rt is None or not (lt.is_numeric and rt.is_numeric):
         return n, t
@@ -303,7 +314,7 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     if op == "/" and t.name != "DECIMAL":
         return (exp.IntDiv(this=n.this, expression=n.expression), t) if t.name in _INT_NAMES else (n, t)
     if t.name == "DECIMAL" or (op == "%" and t.name != lt.name):
-        return exp.Cast(this=n, to=exp.DataType.build(t.duckdb(), dialect="duckdb")), t
+        return exp.Cast(this=n, to=t.duckdb_type()), t
     return n, t
 
 
@@ -589,7 +600,8 @@ def _zoned_cast(n: exp.Cast, source: SqlType | None, target: SqlType) -> exp.Exp
     if source.name == "TIMESTAMP_LTZ" and target.name in ("TIMESTAMP", "DATE"):
         return template(f"CAST(timezone({zone}, {{0}}) AS {target.duckdb()})", value)
     if source.name in ("TIMESTAMP", "DATE") and target.name == "TIMESTAMP_LTZ":
-        return template(java_instant(zone, "CAST({0} AS TIMESTAMP)"), value)
+        nanos = min(source.precision or 0, target.precision or 0) > 6  # both TIMESTAMP_NS
+        return template(java_instant(zone, f"CAST({{0}} AS TIMESTAMP{'_NS' if nanos else ''})"), value)
     return None
 
 
@@ -600,12 +612,17 @@ def _timestamp_precision(n: exp.Cast, source: SqlType | None, target: SqlType) -
     at precision 0); Flink cuts (:mod:`streamsql.core.timestamp_precision`: a timestamp value with
     ``DateTimeUtils.truncate``, a literal or a string down on the wall clock). The cast is made at
     microseconds (through the session zone when it changes between instant and wall clock, see
-    :func:`_zoned_cast`), cut, then cast to the target's type. None when nothing is cut (the
-    target has 6 digits or more, the operand no more than the target, or a ``TIMESTAMP '...'``
-    literal itself, typed by its own digits).
+    :func:`_zoned_cast`), cut, then cast to the target's type; an operand of precision 7 to 9
+    (nanoseconds) at nanoseconds, cut down there first (DuckDB's CAST of a ``TIMESTAMP_NS`` rounds
+    to the microsecond). None when nothing is cut (the target has 6 digits or more and the operand
+    microseconds, the operand no more digits than the target, or a ``TIMESTAMP '...'`` literal
+    itself, typed by its own digits).
     """
     p = 6 if target.precision is None else target.precision
-    if source is None or target.name not in _TIMES or p >= 6:
+    if source is None or target.name not in _TIMES or p >= 9:
+        return None
+    nanos = source.name in _TIMES and (source.precision or 0) > 6  # a TIMESTAMP_NS operand
+    if p >= 6 and not nanos:
         return None
     if isinstance(n.this, exp.Literal) and not n.to.expressions:
         return None
@@ -617,14 +634,15 @@ def _timestamp_precision(n: exp.Cast, source: SqlType | None, target: SqlType) -
         floor = False
     else:
         return None
-    full = SqlType(target.name, 6)
+    full = SqlType(target.name, 9 if nanos else 6)
     wide = n.copy()
-    wide.set("to", exp.DataType.build(full.duckdb(), dialect="duckdb"))
+    wide.set("to", full.duckdb_type())
     wide = _zoned_cast(wide, source, full) or wide
-    cut = truncate_sql(wide.sql(dialect="duckdb"), p, floor)
+    cut = truncate_sql(wide.sql(dialect="duckdb"), p, floor, source=full.precision,
+                       ltz=target.name == "TIMESTAMP_LTZ")
     # the SQL as it is, not parsed again: sqlglot's parser recurses ~25 frames per nesting level, and
     # a timestamp array's elements (each cast through the session zone) passed Python's limit
-    return exp.Cast(this=template("{0}", cut), to=exp.DataType.build(target.duckdb(), dialect="duckdb"))
+    return exp.Cast(this=template("{0}", cut), to=target.duckdb_type())
 
 
 _TIMES = ("TIMESTAMP", "TIMESTAMP_LTZ")

@@ -246,9 +246,22 @@ class ScalarFunction:
     refusal: Refusal | None = None
 
     def compile(self, call: Call) -> exp.Expression:
-        """The DuckDB expression of ``call``: :attr:`fast`'s where it applies, else :attr:`build`'s."""
+        """The DuckDB expression of ``call``: :attr:`fast`'s where it applies, else :attr:`build`'s.
+
+        A temporal function's TIMESTAMP(7..9) / TIMESTAMP_LTZ(7..9) argument (DuckDB's
+        ``TIMESTAMP_NS``) is given as its microseconds, cut down (:func:`micro_args`); EXTRACT
+        and TIMESTAMPADD put the nanoseconds back (:mod:`.nanos`).
+        """
+        nanos = (self.group == "temporal" or self.names[0] in ("FLOOR", "CEIL")) and _ns_args(call)
+        if nanos:
+            call = Call(call.name, micro_args(call.args, up=self.names[0] == "CEIL"), call.node, call.unit)
         out = self.fast(call) if self.fast is not None else None
-        return self.build(call) if out is None else out
+        out = self.build(call) if out is None else out
+        if nanos:
+            from streamsql.functions.scalars.nanos import restore_nanos
+
+            out = restore_nanos(call, nanos, out)
+        return out
 
     def accepts(self, types: list[SqlType | None]) -> bool:
         """Whether some signature fits argument types ``types``."""
@@ -296,6 +309,39 @@ class _Options:
     sig: tuple[tuple[str, ...], ...]
     result: ResultRule
     extra: dict = field(default_factory=dict)
+
+
+def _ns_args(call: Call) -> list[Arg]:
+    """The arguments of ``call`` that are timestamps of precision 7 to 9 (as given, nanoseconds)."""
+    return [a for a in call.args if a.type is not None and a.type.name in ("TIMESTAMP", "TIMESTAMP_LTZ")
+            and (a.type.precision or 0) > 6]
+
+
+def micro_args(args: list[Arg], up: bool = False) -> list[Arg]:
+    """``args`` with each TIMESTAMP(7..9) / TIMESTAMP_LTZ(7..9) cut down to its microsecond, precision 6.
+
+    DuckDB's functions take a ``TIMESTAMP_NS`` as a ``TIMESTAMP`` through a cast that *rounds*
+    (``23:59:59.9999995`` is the next day for YEAR, DAY, HOUR ...), where Flink reads the fields
+    of its millisecond and nano-of-millisecond: cut down first, the fields are Flink's. ``up``
+    (CEIL): a value with nanoseconds below its microsecond is taken as the next microsecond, so a
+    CEIL to any unit of a microsecond or more is Flink's (``10:00:00.0000001`` TO SECOND is 10:00:01).
+    """
+    from streamsql.core.timestamp_precision import floor_ns_sql
+
+    out = []
+    for a in args:
+        t = a.type
+        if t is None or t.name not in ("TIMESTAMP", "TIMESTAMP_LTZ") or (t.precision or 0) <= 6:
+            out.append(a)
+            continue
+        micro = SqlType(t.name, 6, nullable=t.nullable)
+        cut = floor_ns_sql(a.text, 6, t.name == "TIMESTAMP_LTZ")
+        value: exp.Expression = exp.Cast(this=template("{0}", cut), to=micro.duckdb_type())
+        if up:
+            more = "to_microseconds(CAST(epoch_ns({1}) % 1000 <> 0 AS BIGINT))"
+            value = template(f"({{0}} + {more})", Arg(value, micro), a)
+        out.append(Arg(value, micro))
+    return out
 
 
 def scalar(*names: str, group: str, sig: tuple[tuple[str, ...], ...], result: ResultRule, **extra):

@@ -15,7 +15,7 @@ import re
 
 from sqlglot import exp
 
-from streamsql.core.timestamp_precision import truncate_time_sql
+from streamsql.core.timestamp_precision import floor_ns_sql, truncate_time_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars.registry import (
     FunctionError,
@@ -169,6 +169,10 @@ def compile_cast(n: exp.Cast, t: SqlType) -> exp.Expression | None:
         return template(literal(n)[0])
     source = type_of(n.this)
     value = f"({n.this.sql(dialect='duckdb')})"
+    if source is not None and source.name in ("TIMESTAMP", "TIMESTAMP_LTZ") and (source.precision or 0) > 6:
+        # a TIMESTAMP_NS: cut to its microsecond first (DuckDB's casts of it round)
+        ltz = source.name == "TIMESTAMP_LTZ"
+        value = f"CAST({floor_ns_sql(value, 6, ltz)} AS {'TIMESTAMPTZ' if ltz else 'TIMESTAMP'})"
     if source is not None and source.name in ("TIME", "TIMESTAMP"):
         return template(truncate_time_sql("{0}", t.precision or 0), value)
     if source is not None and source.name == "TIMESTAMP_LTZ":

@@ -13,14 +13,20 @@ an updating table:
   that left the range is retracted, one that entered is inserted, a row that only moved emits
   nothing.
 
-Emission is per batch (as Flink's mini-batch ranking): the folded changelog is the same. On a
-temporal join's versioned side it is per row (``per_row``), as Flink's ranking without mini-batch:
-that join keeps every version, so a row that led its partition only within a batch counts there.
+Emission over an insert-only input is per batch (as Flink's mini-batch ranking): the folded
+changelog is the same. Over an updating input it is per row (``per_row``), as Flink's
+``RetractableTopNFunction``: each input row, each half of an update, is a step whose changes are
+emitted, so a retraction that shifts tied rows equal to the eye shows as ``-D`` and ``+I`` of the
+same values (``tests/runtime/topn_ties_flink.json``), a constant rank number (``rn <= 1``) is not
+diffed by position (Flink's RedundantRankNumberColumnRemoveRule) and a row that leaves or enters
+is ``-D`` / ``+I``, never an update; a temporal join's versioned side keeps every such version.
 
 Input: insert-only, or updating (a ``GROUP BY`` result, a CDC source): a ``-U``/``-D`` row removes
-an equal row of its partition, and the next rows move up. Over an insert-only input a partition
-keeps only its first ``rank_end`` rows (a row beyond them can never enter the range again); over
-an updating input it keeps all its rows, as Flink's retractable Top-N does. A retraction of a row
+the first row of its partition equal to it on the columns read above the ranking and its keys
+(``equal_on``: Flink's equaliser over its pruned input), and the next rows move up. Over an
+insert-only input a partition keeps only its first ``rank_end`` rows (a row beyond them can never
+enter the range again); over an updating input it keeps all its rows, as Flink's retractable
+Top-N does. A retraction of a row
 the partition does not hold is ignored (Flink's default ``table.exec.rank.topn-cache-size``
 behaviour logs and drops it).
 
@@ -76,13 +82,15 @@ class RankSpec:
 
     Attributes: as the plan node's (``partition``, ``order``, ``descending``, ``nulls_first``,
     ``rank_start``, ``rank_end``, ``rn_index``, ``output_rank``, ``new_row_wins_ties``,
-    ``window_end``, ``limit``), plus ``schema``, the Arrow schema of input and output batches.
+    ``window_end``, ``limit``, ``equal_on``), plus ``schema``, the Arrow schema of input and
+    output batches.
     """
 
     def __init__(self, node, schema: pa.Schema):
         for name in ("partition", "order", "descending", "nulls_first", "rank_start", "rank_end", "rn_index",
                      "output_rank", "new_row_wins_ties", "window_end", "limit"):
             setattr(self, name, getattr(node, name))
+        self.equal_on = getattr(node, "equal_on", None)
         self.schema = schema
 
     def keys(self, table: pa.Table) -> tuple[list[bytes], list[bytes]]:
@@ -211,10 +219,19 @@ class TopNOperator(RankOperatorBase):
         self.per_row = per_row
         # a changed row's kinds, and which of [old, new] they carry
         self._change = ([BEFORE, AFTER], slice(None)) if update_before else ([AFTER], slice(1, None))
-        if per_row and not self.bounded and not spec.output_rank:
-            # Flink's RetractableTopNFunction without row number emits a row that leaves the
-            # range as -D and one that enters as +I, never as an update: a temporal join takes
-            # that -D as a version (a deletion at the row's rowtime)
+        # changes diffed by position (rn read); over an updating input a constant rn (rank_start ==
+        # rank_end) is not, as Flink's RedundantRankNumberColumnRemoveRule makes it a literal there
+        self._by_position = spec.output_rank and not (updating_input and spec.rank_start == spec.rank_end)
+        if updating_input:
+            # Flink's RetractableTopNFunction takes one row at a time: each input row (each half of
+            # an update) is a step of its own, a retraction shifting the rows after it even when
+            # the ranked rows look the same after (-D and +I of equal rows: topn_ties_flink.json)
+            self.per_row = True
+        if updating_input and not self._by_position and (update_before or per_row):
+            # RetractableTopNFunction without row number emits a row that leaves the range as -D
+            # and one that enters as +I, never as an update: a temporal join takes that -D as a
+            # version (a deletion at the row's rowtime). Into an upsert consumer on the partition
+            # key (no -U needed: update_before False) the new row stays a +U, as before (not probed)
             self._change = ([DELETE, INSERT], slice(None))
         elif spec.limit and self.bounded and spec.rank_start == 1 and spec.rank_end > 1:
             # Flink's SortLimit over an insert-only input (AppendOnlyTopNFunction without row number
@@ -248,7 +265,7 @@ class TopNOperator(RankOperatorBase):
                 if signs is None or signs[i] > 0:
                     spec.insert(key_sks, key_rows, sks[i], rows[i], self.bounded)
                 else:
-                    _retract(key_sks, key_rows, sks[i], rows[i])
+                    _retract(key_sks, key_rows, sks[i], rows[i], spec.equal_on)
                 if self.per_row:
                     after = spec.ranked(key_rows)
                     self._diff(before, after, out_rows, out_kinds)
@@ -263,7 +280,7 @@ class TopNOperator(RankOperatorBase):
 
     def _diff(self, before: list[tuple], after: list[tuple], rows: list[tuple], kinds: list[int]) -> None:
         """Append the changelog that turns ranked rows ``before`` into ``after``."""
-        if self.spec.output_rank:  # by position: rn is part of the row
+        if self._by_position:  # rn is part of the row
             for p in range(max(len(before), len(after))):
                 old = before[p] if p < len(before) else None
                 new = after[p] if p < len(after) else None
@@ -295,10 +312,26 @@ class TopNOperator(RankOperatorBase):
         kinds += [DELETE] * (len(gone) - paired) + [INSERT] * (len(came) - paired)
 
 
-def _retract(sks: list[bytes], rows: list[tuple], sk: bytes, row: tuple) -> None:
-    """Remove one row equal to ``row`` among the rows with sort key ``sk`` (if there is one)."""
+def _retract(sks: list[bytes], rows: list[tuple], sk: bytes, row: tuple, equal_on: list[int] | None) -> None:
+    """Remove the first row of sort key ``sk`` equal to ``row`` on the columns ``equal_on`` (None: all).
+
+    As Flink's ``RetractableTopNFunction``, whose equaliser compares the columns of its (pruned)
+    input: of tied rows equal on them, the first in rank order goes, whichever was inserted. Equal as
+    the row taken before is: a NaN field equals a NaN (Python's ``nan == nan`` is False, so a row
+    holding one was never retracted: query fuzz seed 500068, a debezium delete of a row whose FLOAT
+    was NaN kept it in the Top-N).
+    """
+    def on(r: tuple) -> tuple:
+        return r if equal_on is None else tuple(r[i] for i in equal_on)
+
+    wanted = on(row)
     for j in range(bisect_left(sks, sk), bisect_right(sks, sk)):
-        if rows[j] == row:
+        if _same_row(on(rows[j]), wanted):
             del sks[j]
             del rows[j]
             return
+
+
+def _same_row(a: tuple, b: tuple) -> bool:
+    """``a == b``, a NaN equal to a NaN."""
+    return a == b or (len(a) == len(b) and all(x == y or (x != x and y != y) for x, y in zip(a, b)))

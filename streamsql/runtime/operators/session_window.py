@@ -84,6 +84,94 @@ def flink_merge_order(start: int, end: int, new: tuple[int, int]) -> tuple[int, 
     return _time_window_hash(start, end) & 15, 0 if (start, end) >= new else 1
 
 
+def islands_sql(keys: list[str], types: list[pa.DataType], gap: int) -> tuple[str, list[str]]:
+    """DuckDB SQL numbering each row's batch-local session (``__sid``), and the key's GROUP BY items.
+
+    Over ``__in`` with an int64 column ``__t`` (local ms): a new session of a key starts where the
+    gap to the key's previous row (by ``__t``) exceeds ``gap`` ms (rows exactly ``gap`` apart
+    intersect, as Flink's windows do: gaps and islands). ``keys`` are the key columns as quoted
+    identifiers, ``types`` their Arrow types: rows grouped together share one state key (DOUBLE keys
+    by Java's equals, as :func:`~streamsql.state.layout.encode_keys`).
+    """
+    by = group_by_items(keys, types)
+    part = f"PARTITION BY {', '.join(by)} " if keys else ""
+    sql = (f"SELECT * EXCLUDE (__brk), "
+           f"sum(__brk) OVER ({part}ORDER BY __t ROWS UNBOUNDED PRECEDING) AS __sid "
+           f"FROM (SELECT *, CASE WHEN __t - lag(__t) OVER ({part}ORDER BY __t) <= {int(gap)} "
+           f"THEN 0 ELSE 1 END AS __brk FROM __in)")
+    return sql, by
+
+
+def merge_key(fmt: ValueFormat, timers, key: tuple, skey: bytes, old: bytes | None, windows: list,
+              wm: int | None, merge, puts: list, deletes: list) -> int:
+    """Merge one key's new windows into its open sessions, as Flink's session ``MergingWindowSet``.
+
+    Args:
+        fmt: the format of the key's state value ``[key, sessions]``, each session
+            ``[start, end, payload]`` (ms, local), sorted by start.
+        timers: the operator's :class:`~streamsql.runtime.operators.window_agg.EventTimeTimers`
+            (one timer per open session, at its end).
+        key: the key's values.
+        skey: the key's state key.
+        old: the key's state value, or None.
+        windows: the new windows ``(start, end, payload, rows)`` in the order they merge in.
+        wm: the operator's watermark (ms, local), or None.
+        merge: ``merge(a, b)``: the payload of two merged sessions (``a`` first, in Flink's merge
+            order, :func:`flink_merge_order`).
+        puts: the state entries written are appended there.
+        deletes: the state keys deleted are appended there.
+
+    Returns:
+        The number of rows dropped as late: those of a window that has fired
+        (``end - 1 <= wm``) and intersects no open session.
+    """
+    sessions: list = fmt.decode(old)[1] if old is not None else []
+    before = {s[1] for s in sessions}
+    late = 0
+    for start, end, payload, n in windows:
+        hit = [s for s in sessions if s[0] <= end and s[1] >= start]
+        if not hit and wm is not None and end - 1 <= wm:
+            late += n  # its session already fired (or would fire at once): drop
+            continue
+        if hit:  # the sessions in Flink's merge order, then the new rows
+            hit.sort(key=lambda s, new=(start, end): flink_merge_order(s[0], s[1], new))
+            merged = hit[0][2]
+            for s in hit[1:]:
+                merged = merge(merged, s[2])
+            payload = merge(merged, payload)
+            start, end = min(start, *(s[0] for s in hit)), max(end, *(s[1] for s in hit))
+        sessions = [s for s in sessions if not any(s is h for h in hit)]
+        sessions.append([start, end, payload])
+        sessions.sort(key=lambda s: s[0])
+    after = {s[1] for s in sessions}
+    for end in before - after:
+        timers.remove(end, skey, deletes)
+    for end in after - before:
+        timers.add(end, skey, puts)
+    if sessions:
+        puts.append((skey, fmt.encode([key, sessions])))
+    elif old is not None:
+        deletes.append(skey)
+    return late
+
+
+def fire_sessions(fmt: ValueFormat, skey: bytes, raw: bytes, wm: int, puts: list, deletes: list
+                  ) -> tuple[tuple, list]:
+    """A key's state value ``raw`` (``[key, sessions]`` of ``fmt``) split at watermark ``wm`` (ms, local).
+
+    Returns ``(key, due)``: the sessions ``[start, end, payload]`` that fire (``end - 1 <= wm``), in
+    start order; the others stay in state (appended to ``puts``; the entry to ``deletes`` when none).
+    """
+    key, sessions = fmt.decode(raw)
+    due = [s for s in sessions if s[1] - 1 <= wm]
+    rest = [s for s in sessions if s[1] - 1 > wm]
+    if rest:
+        puts.append((skey, fmt.encode([key, rest])))
+    else:
+        deletes.append(skey)
+    return tuple(key), due
+
+
 class SessionWindowAggOperator(WindowAggBase):
     """Aggregates per (key, session) (see module docstring).
 
@@ -96,16 +184,7 @@ class SessionWindowAggOperator(WindowAggBase):
         super().__init__(spec, num_keys, ts_index, aggs, input_schema, output_schema)
         self.watermark_zone = spec.zone
         keys = self._quoted_names(input_schema, range(num_keys))
-        # rows grouped together share one state key: DOUBLE keys by Java's equals, as encode_keys
-        by = group_by_items(keys, input_schema.types[:num_keys])
-        part = f"PARTITION BY {', '.join(by)} " if keys else ""
-        # Gaps and islands: a new batch-local session starts where the gap to the previous row
-        # of the key exceeds `gap` (rows exactly `gap` apart intersect, as Flink's windows do).
-        self._islands_sql = (
-            f"SELECT * EXCLUDE (__brk), "
-            f"sum(__brk) OVER ({part}ORDER BY __t ROWS UNBOUNDED PRECEDING) AS __sid "
-            f"FROM (SELECT *, CASE WHEN __t - lag(__t) OVER ({part}ORDER BY __t) <= {int(spec.gap)} "
-            f"THEN 0 ELSE 1 END AS __brk FROM __in)")
+        self._islands_sql, by = islands_sql(keys, input_schema.types[:num_keys], spec.gap)
         group = keys + ['"__sid"']
         items = group + ["min(__t)", "max(__t)"] + self.aggregates.partial_items(None, objects=True)
         self._partial_sql = f"SELECT {', '.join(items)} FROM __in GROUP BY {', '.join(by + group[-1:])}"
@@ -165,32 +244,9 @@ class SessionWindowAggOperator(WindowAggBase):
         deletes: list = []
         late = 0
         for k, skey, old in zip(keys, state_keys, olds):
-            sessions: list = SESSIONS.decode(old)[1] if old is not None else []
-            before = {s[1] for s in sessions}
-            for start, end, acc, n, _ in sorted(by_key[k], key=lambda s: s[4]):  # time (rows: arrival) order
-                hit = [s for s in sessions if s[0] <= end and s[1] >= start]
-                if not hit and wm is not None and end - 1 <= wm:
-                    late += n  # its session already fired (or would fire at once): drop
-                    continue
-                if hit:  # the sessions in Flink's merge order, then the new rows
-                    hit.sort(key=lambda s, new=(start, end): flink_merge_order(s[0], s[1], new))
-                    merged = hit[0][2]
-                    for s in hit[1:]:
-                        merged = aggregates.merge(merged, s[2])
-                    acc = aggregates.merge(merged, acc)
-                    start, end = min(start, *(s[0] for s in hit)), max(end, *(s[1] for s in hit))
-                sessions = [s for s in sessions if not any(s is h for h in hit)]
-                sessions.append([start, end, acc])
-                sessions.sort(key=lambda s: s[0])
-            after = {s[1] for s in sessions}
-            for end in before - after:
-                self.timers.remove(end, skey, deletes)
-            for end in after - before:
-                self.timers.add(end, skey, puts)
-            if sessions:
-                puts.append((skey, SESSIONS.encode([k, sessions])))
-            elif old is not None:
-                deletes.append(skey)
+            windows = [w[:4] for w in sorted(by_key[k], key=lambda s: s[4])]  # time (rows: arrival) order
+            late += merge_key(SESSIONS, self.timers, k, skey, old, windows, wm, aggregates.merge, puts,
+                              deletes)
         add_late(self.ctx.metrics, late)
         self.ctx.state.write(puts, deletes)
         return []
@@ -201,15 +257,7 @@ class SessionWindowAggOperator(WindowAggBase):
 
     def _fire_key(self, skey: bytes, raw: bytes, wm: int, emitted: list, puts: list, deletes: list) -> None:
         """A key's sessions that ended by ``wm`` into ``emitted``; the rest stay."""
-        key, sessions = SESSIONS.decode(raw)
-        rest = []
-        for start, end, acc in sessions:
-            if end - 1 <= wm:
-                time = int(to_instant(np.array([end - 1], np.int64), self.spec.zone)[0])
-                emitted.append((end, key + (start, end, time) + self.aggregates.result(acc)))
-            else:
-                rest.append([start, end, acc])
-        if rest:
-            puts.append((skey, SESSIONS.encode([key, rest])))
-        else:
-            deletes.append(skey)
+        key, due = fire_sessions(SESSIONS, skey, raw, wm, puts, deletes)
+        for start, end, acc in due:
+            time = int(to_instant(np.array([end - 1], np.int64), self.spec.zone)[0])
+            emitted.append((end, key + (start, end, time) + self.aggregates.result(acc)))

@@ -50,12 +50,18 @@ class TemporalSortOperator(WindowOperatorBase):
         ts_index: the input column of the rowtime.
         order / descending / nulls_first: the secondary ORDER BY keys (input columns), per key.
         schema: Arrow schema of input and output (rows pass unchanged).
+        by_arrival: the rowtime is the arrival time (a processing-time sort, run inside
+            :class:`~streamsql.runtime.operators.proctime.ProcessingTimeOperator`): every row due
+            at one firing is sorted together by the other keys, whatever its arrival
+            millisecond, as Flink's ``ProcTimeSortOperator`` sorts all the rows it buffered when
+            its timer fires.
     """
 
     state_ttl_missing = None  # Flink's RowTimeSortOperator keeps no TTL'd state either
 
     def __init__(self, ts_index: int, order: list[int], descending: list[bool], nulls_first: list[bool],
-                 schema: pa.Schema):
+                 schema: pa.Schema, by_arrival: bool = False):
+        self.by_arrival = by_arrival
         self.ts_index = ts_index
         self.order = order
         self.descending = descending
@@ -118,7 +124,9 @@ class TemporalSortOperator(WindowOperatorBase):
         t = _TS.unpack_from(bucket, len(self._base) + 1)[0]
         pending = SORT_ROWS.decode(raw)
         pending.sort(key=lambda p: p[0])  # stable: ties keep arrival order, as Java's List.sort
-        emitted += [(t, tuple(row)) for _, row in pending]
+        # by arrival: ordered by the sort key across the firing's rowtimes (a stable sort of rows
+        # fired in rowtime order: ties keep their arrival order)
+        emitted += [(key if self.by_arrival else t, tuple(row)) for key, row in pending]
         deletes.append(bucket)
         self._last = t if self._last is None else max(self._last, t)
 

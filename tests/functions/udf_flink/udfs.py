@@ -61,6 +61,13 @@ CASES = {
     "udtf_left": "SELECT id, word, n FROM lines LEFT JOIN LATERAL TABLE(words(line)) AS T(word, n) ON TRUE",
     "udtf_generator_aggregated": "SELECT c, COUNT(*) AS n FROM lines, LATERAL TABLE(initials(line)) AS T(c) "
                                  "GROUP BY c",
+    # the input's rowtime stays a time attribute through LATERAL TABLE (Flink's Correlate keeps it)
+    "udtf_rowtime_temporal_join": "SELECT e.id, e.c, r.rate FROM (SELECT id, k, ts, c FROM events, "
+                                  "LATERAL TABLE(initials(k)) AS T(c)) AS e "
+                                  "JOIN rates FOR SYSTEM_TIME AS OF e.ts AS r ON e.k = r.k",
+    "udtf_rowtime_group_window": "SELECT TUMBLE_START(ts, INTERVAL '10' SECOND) AS ws, c, COUNT(*) AS n "
+                                 "FROM events, LATERAL TABLE(initials(k)) AS T(c) "
+                                 "GROUP BY TUMBLE(ts, INTERVAL '10' SECOND), c",
 }
 
 #: The tables of :data:`CASES` (``${DIR}``: this folder).
@@ -71,6 +78,9 @@ TABLES = [
     "'path' = '${DIR}/lines.jsonl', 'format' = 'json')",
     "CREATE TABLE events (id BIGINT, k STRING, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ("
     "'connector' = 'filesystem', 'path' = '${DIR}/events.jsonl', 'format' = 'json')",
+    "CREATE TABLE rates (k STRING, rate BIGINT, ts TIMESTAMP(3), PRIMARY KEY (k) NOT ENFORCED, "
+    "WATERMARK FOR ts AS ts) WITH ('connector' = 'filesystem', 'path' = '${DIR}/rates.jsonl', "
+    "'format' = 'debezium-json')",
 ]
 
 #: name -> (function, result type(s), kind) as both engines register them.

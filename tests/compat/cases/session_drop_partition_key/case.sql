@@ -1,0 +1,5 @@
+CREATE TABLE ev (id INT, k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = '${CASE_DIR}/ev.jsonl', 'format' = 'json');
+CREATE TABLE out_rows (window_start TIMESTAMP(3), window_end TIMESTAMP(3), n BIGINT) WITH ('connector' = 'print');
+INSERT INTO out_rows SELECT window_start, window_end, COUNT(*) FROM (
+  SELECT window_start, window_end FROM TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(ts), INTERVAL '4' SECOND)) WHERE v > 0) GROUP BY window_start, window_end;
