@@ -63,7 +63,8 @@ READABLE_METADATA = {
     "file.modification-time": SqlType("TIMESTAMP_LTZ", 3),
 }
 _SOURCE_CLASS = "org.apache.flink.connector.file.table.FileSystemTableSource"
-_EXT = {"json": "json", "csv": "csv", "raw": "txt", "debezium-json": "json"}
+_EXT = {"json": "json", "csv": "csv", "raw": "txt", "debezium-json": "json", "canal-json": "json",
+        "maxwell-json": "json", "ogg-json": "json"}
 
 
 def _format_of(table: TableDef) -> tuple[str, dict[str, str]]:

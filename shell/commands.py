@@ -178,7 +178,8 @@ def connector_help(name: str) -> str | None:
     for prefix in spec.option_prefixes:
         lines.append(f"'{prefix}*'".ljust(width + 2) + "  passed through")
     if spec.uses_format:
-        lines.append("Formats: 'format' = json | csv | raw | debezium-json, with their '<format>.*' options.")
+        lines.append("Formats: 'format' = json | csv | raw | debezium-json | canal-json | maxwell-json | "
+                     "ogg-json, with their '<format>.*' options.")
     return "\n".join(lines)
 
 

@@ -1,4 +1,6 @@
-"""Formats: message payloads ⇄ batches, by Flink's format names (json, csv, raw, debezium-json).
+"""Formats: message payloads ⇄ batches, by Flink's format names (json, csv, raw, debezium-json, ...).
+
+The changelog JSON formats debezium-json, canal-json, maxwell-json and ogg-json share :mod:`.changelog_json`.
 
 Format options carry the format name as prefix, as in Flink DDL (``'json.ignore-parse-errors'``,
 ``'csv.field-delimiter'``, ``'debezium-json.schema-include'``, ``'raw.charset'``). A connector
@@ -25,7 +27,7 @@ from streamsql.connectors.formats.common import Decoder, Encoder, check_options
 
 from streamsql.core.connector import OptionSpec
 from streamsql.core.errors import ConfigError
-from streamsql.core.types import Schema
+from streamsql.core.types import Schema, SqlType
 
 __all__ = [
     "Decoder",
@@ -37,6 +39,7 @@ __all__ = [
     "known_formats",
     "make_decoder",
     "make_encoder",
+    "readable_metadata",
     "validate_format_options",
 ]
 
@@ -50,7 +53,17 @@ class _Format(NamedTuple):
 
 
 def _formats() -> dict[str, _Format]:
-    from streamsql.connectors.formats import csv, debezium_json, json, json_encode, raw
+    from streamsql.connectors.formats import (
+        avro,
+        canal_json,
+        csv,
+        debezium_json,
+        json,
+        json_encode,
+        maxwell_json,
+        ogg_json,
+        raw,
+    )
 
     return {
         "json": _Format(json.OPTIONS, json.JsonDecoder, json_encode.JsonEncoder),
@@ -59,6 +72,12 @@ def _formats() -> dict[str, _Format]:
         "debezium-json": _Format(
             debezium_json.OPTIONS, debezium_json.DebeziumJsonDecoder, debezium_json.DebeziumJsonEncoder
         ),
+        "canal-json": _Format(canal_json.OPTIONS, canal_json.CanalJsonDecoder, canal_json.CanalJsonEncoder),
+        "maxwell-json": _Format(
+            maxwell_json.OPTIONS, maxwell_json.MaxwellJsonDecoder, maxwell_json.MaxwellJsonEncoder
+        ),
+        "ogg-json": _Format(ogg_json.OPTIONS, ogg_json.OggJsonDecoder, ogg_json.OggJsonEncoder),
+        "avro": _Format(avro.OPTIONS, avro.AvroDecoder, avro.AvroEncoder),
     }
 
 
@@ -77,6 +96,18 @@ def encodes_updates(format_name: str) -> bool:
     """True when ``format_name`` can write -U/+U/-D rows (debezium-json); False if unknown."""
     f = _lookup(format_name)
     return f is not None and f.encoder.accepts_updates
+
+
+def readable_metadata(format_name: str | None) -> dict[str, SqlType]:
+    """The metadata keys a format's messages carry and their SQL types, in Flink's order.
+
+    A connector offers them as ``'value.<key>'`` (``canal-json``: ``database``, ``table``, ...;
+    Flink's ``DecodingFormat.listReadableMetadata``); empty for a format without metadata or an
+    unknown one. A decoder produces the keys asked with ``request_metadata`` in its ``metadata``
+    attribute, one array per key aligned with its rows.
+    """
+    f = _lookup(format_name)
+    return {k: m.type for k, m in getattr(f.decoder, "METADATA", {}).items()} if f else {}
 
 
 def _lookup(format_name: str | None) -> _Format | None:
@@ -189,7 +220,7 @@ def _string_map_keys(format_name: str, schema: Schema, table: str | None) -> Non
     Raises:
         ConfigError: with Flink's message, naming the table.
     """
-    if format_name.strip().lower() not in ("json", "debezium-json"):
+    if format_name.strip().lower() not in ("json", "debezium-json", "canal-json", "maxwell-json", "ogg-json"):
         return
     todo = [f.type for f in reversed(schema.fields)]  # depth first, in field order, as Flink's
     while todo:

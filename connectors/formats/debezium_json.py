@@ -22,12 +22,10 @@ per payload from valid UTF-8 (see :mod:`.json`). Encoding writes Flink's form: +
 from __future__ import annotations
 
 import numpy as np
-import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
+from streamsql.connectors.formats.changelog_json import Change, ChangelogJsonDecoder, ChangelogJsonEncoder
 from streamsql.connectors.formats.common import (
-    Decoder,
-    Encoder,
     Where,
     bad_record,
     bool_option,
@@ -36,17 +34,13 @@ from streamsql.connectors.formats.common import (
     fix_types,
     skip_option,
 )
-from streamsql.connectors.formats.convert import RecordError, from_rows
+from streamsql.connectors.formats.convert import RecordError
 from streamsql.connectors.formats.json import (
-    RowConverter,
     decimal_plain_option,
-    loads_exact,
     read_rows,
     read_schema,
     timestamp_standard_option,
 )
-from streamsql.connectors.formats.json_depth import check_depth, deep_recursion
-from streamsql.connectors.formats.json_encode import python_columns
 
 from streamsql.core.connector import flag_option
 from streamsql.core.elements import Batch, RowKind
@@ -67,23 +61,17 @@ _REPLICA = (
 )
 
 
-class DebeziumJsonDecoder(Decoder):
-    """See module docstring."""
+class DebeziumJsonDecoder(ChangelogJsonDecoder):
+    """See module docstring; the per-record path is :class:`~.changelog_json.ChangelogJsonDecoder`'s."""
 
     fmt = "debezium-json"
-    empty_is_no_row = True
-    changelog = True
 
     def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
-        super().__init__(schema, options)
-        self.ignore_errors = bool_option(options, "debezium-json.ignore-parse-errors", False, table)
+        super().__init__(schema, options, table)
         self.schema_include = bool_option(options, "debezium-json.schema-include", False, table)
         row = pa.struct(list(read_schema(schema)))
         env = pa.schema([("before", row), ("after", row), ("op", pa.string())])
         self.read_schema = pa.schema([("payload", pa.struct(list(env)))]) if self.schema_include else env
-        self.iso = options.get("debezium-json.timestamp-format.standard", "SQL") == "ISO-8601"
-        self.converter = RowConverter(schema, False, self.ignore_errors, self.iso)
-        self.exact_cols = [f.name for f in schema if f.type.name in ("DECIMAL", "STRING", "FLOAT")]
 
     # ---------------------------------------------------------------------------------- fast
 
@@ -104,9 +92,11 @@ class DebeziumJsonDecoder(Decoder):
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, _Fallback):
                 return None
 
-        batch, self.source_index, _ = decode_bisect(
-            len(payloads), fast, lambda lo, hi: self._slow(payloads, idx, lo, hi, where)
-        )
+        def slow(lo: int, hi: int):
+            batch, src, _ = self.decode_records(values, idx[lo:hi].tolist(), where)
+            return batch, src
+
+        batch, self.source_index, _ = decode_bisect(len(payloads), fast, slow)
         return batch
 
     def _fast(self, payloads, idx, where):
@@ -173,114 +163,55 @@ class DebeziumJsonDecoder(Decoder):
 
     # ---------------------------------------------------------------------------------- slow
 
-    def _parse(self, v: bytes) -> dict:
-        """One record's envelope, as Flink's parser reads it.
+    def unwrap(self, obj) -> dict:
+        """The change event: ``obj``, or its ``payload`` with ``'debezium-json.schema-include'``.
 
         Raises:
-            RecordError: a bad record; :class:`~.json_depth.TooDeep` for one nested deeper than
-                Jackson's limit (1000), which orjson reads up to 1024 deep
-                (``scripts/flink_debezium_nesting.py``).
+            RecordError: no JSON object, no ``{"schema", "payload"}`` envelope, or a ``before`` /
+                ``after`` that is neither an object nor null.
         """
-        check_depth(v)
-        try:
-            obj = orjson.loads(v)
-        except orjson.JSONDecodeError:
-            obj = None
-        if obj is None or self._needs_exact(obj):
-            if not v.strip():
-                msg = "empty record"
-                raise RecordError(msg)
-            with deep_recursion(v):
-                obj = loads_exact(v, reject_constants=False, raw_numbers=False)
         if self.schema_include:
             if not isinstance(obj, dict) or not isinstance(obj.get("payload"), dict):
                 msg = 'expected a {"schema", "payload"} envelope'
                 raise RecordError(msg)
             obj = obj["payload"]
-        if not isinstance(obj, dict):
-            msg = f"expected a JSON object, got {type(obj).__name__}"
-            raise RecordError(msg)
+        obj = super().unwrap(obj)
         for k in ("before", "after"):
             if obj.get(k) is not None and not isinstance(obj[k], dict):
                 msg = f"'{k}' must be an object or null"
                 raise RecordError(msg)
         return obj
 
-    def _needs_exact(self, obj) -> bool:
-        if not isinstance(obj, dict):
-            return False
-        if self.schema_include:
-            obj = obj.get("payload")
-            if not isinstance(obj, dict):
-                return False
-        for k in ("before", "after"):
-            r = obj.get(k)
-            if isinstance(r, dict) and any(
-                isinstance(r.get(c), (float, dict, list)) for c in self.exact_cols
-            ):
-                return True
-        return False
+    def changes(self, obj: dict) -> list[Change]:
+        """``c``/``r`` → +I(after); ``u`` → -U(before), +U(after); ``d`` → -D(before).
 
-    def _slow(self, payloads, idx, lo: int, hi: int, where: Where):
-        rows, kinds, src = [], [], []
-        for j in range(lo, hi):
-            v, i = payloads[j], int(idx[j])
-            try:
-                obj = self._parse(v)
-                op = obj.get("op")
-                before, after = obj.get("before"), obj.get("after")
-                ins, u = op in ("c", "r"), op == "u"
-                reason = None
-                if (
-                    not (ins or u or op == "d")
-                    or ((ins or u) and after is None)
-                    or ((u or op == "d") and before is None)
-                ):
-                    reason = self._reason(op, ins, u, after is None, before is None)
-                if reason:
-                    raise RecordError(reason)
-                out = []
-                if ins:
-                    out.append((self.converter.convert(after), RowKind.INSERT))
-                elif u:
-                    out.append((self.converter.convert(before), RowKind.UPDATE_BEFORE))
-                    out.append((self.converter.convert(after), RowKind.UPDATE_AFTER))
-                else:
-                    out.append((self.converter.convert(before), RowKind.DELETE))
-            except RecordError as e:
-                if not self.ignore_errors:
-                    raise bad_record(self.fmt, where(i), str(e), v, skip_option(self)) from None
-                self.skipped += 1
-                continue
-            for r, k in out:
-                rows.append(r)
-                kinds.append(k)
-                src.append(i)
-        return Batch(from_rows(rows, self.schema), np.asarray(kinds, dtype=np.int8)), np.asarray(
-            src, dtype=np.int64
-        )
+        Raises:
+            RecordError: an unknown ``op``, or the image it needs is null.
+        """
+        op = obj.get("op")
+        before, after = obj.get("before"), obj.get("after")
+        ins, u = op in ("c", "r"), op == "u"
+        if (not (ins or u or op == "d") or ((ins or u) and after is None)
+                or ((u or op == "d") and before is None)):
+            raise RecordError(self._reason(op, ins, u, after is None, before is None))
+        if ins:
+            return [(after, RowKind.INSERT)]
+        if u:
+            return [(before, RowKind.UPDATE_BEFORE), (after, RowKind.UPDATE_AFTER)]
+        return [(before, RowKind.DELETE)]
 
 
 class _Fallback(Exception):
     pass
 
 
-class DebeziumJsonEncoder(Encoder):
+class DebeziumJsonEncoder(ChangelogJsonEncoder):
     """See module docstring."""
 
-    accepts_updates = True
+    fmt = "debezium-json"
 
-    def encode(self, table: pa.Table, kinds: np.ndarray | None = None) -> list[bytes | None]:
-        """One payload per row (see :meth:`Encoder.encode`)."""
-        names = self.schema.names
-        cols = python_columns(table, self.schema, self.options, prefix="debezium-json")
-        ks = np.zeros(table.num_rows, np.int8) if kinds is None else kinds
-        dumps = orjson.dumps
-        out = []
-        for row, k in zip(zip(*cols), ks.tolist()):
-            rec = dict(zip(names, row))
-            if k in (RowKind.INSERT, RowKind.UPDATE_AFTER):
-                out.append(dumps({"before": None, "after": rec, "op": "c"}))
-            else:
-                out.append(dumps({"before": rec, "after": None, "op": "d"}))
-        return out
+    def envelope(self, row: dict, adds: bool) -> dict:
+        """``{"before":null,"after":row,"op":"c"}`` for +I/+U, ``{"before":row,"after":null,"op":"d"}``."""
+        if adds:
+            return {"before": None, "after": row, "op": "c"}
+        return {"before": row, "after": None, "op": "d"}

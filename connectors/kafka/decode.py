@@ -14,7 +14,7 @@ import pyarrow as pa
 from confluent_kafka import Message
 from streamsql.connectors.kafka.fetched import Located
 from streamsql.connectors.kafka.formats import FormatSetup
-from streamsql.connectors.kafka.metadata import metadata_arrays, source_schema
+from streamsql.connectors.kafka.metadata import metadata_arrays, source_schema, value_metadata
 
 from streamsql.core.catalog import TableDef
 from streamsql.core.connector import count
@@ -106,6 +106,12 @@ class RecordDecoder:
         self.fs = fs
         self.schema = source_schema(table)
         self.vdec, self.kdec = fs.make_decoders(table)
+        #: the value format's metadata keys the table reads, without their ``value.`` prefix
+        offered = value_metadata(table)
+        self.value_keys = list(dict.fromkeys(
+            c.metadata_key[len("value."):] for c in table.metadata_columns if c.metadata_key in offered))
+        if self.value_keys:
+            self.vdec.request_metadata(self.value_keys)
         if read is not None:
             self.vdec.narrow(read)
         self.metrics = metrics
@@ -143,6 +149,7 @@ class RecordDecoder:
 
         vb = self.vdec.decode(values, where)
         idx = np.asarray(self.vdec.source_index, dtype=np.int64)  # into values
+        vmeta = {f"value.{k}": a for k, a in zip(self.value_keys, getattr(self.vdec, "metadata", ()))}
         vt = vb.table
         row_kinds = vb.kinds if kinds is None else kinds[idx]
         msg_idx = idx if src is None else src[idx]  # the message of each row
@@ -153,11 +160,12 @@ class RecordDecoder:
             kt = self.fs.table_keys(kt)
             if len(kept) != len(idx):
                 vt = vt.take(pa.array(kept))
+                vmeta = {k: a.take(pa.array(kept)) for k, a in vmeta.items()}
                 row_kinds = None if row_kinds is None else row_kinds[kept]
                 idx, msg_idx = idx[kept], msg_idx[kept]
         elif self.kdec is not None:
             kt = self.fs.key_schema.to_arrow().empty_table()
-        meta = metadata_arrays(self.table, msgs, msg_idx) if self.table.metadata_columns else []
+        meta = metadata_arrays(self.table, msgs, msg_idx, vmeta) if self.table.metadata_columns else []
         table = assemble(self.table, self.schema, self.fs, vt, kt, meta)
         return Batch(table, row_kinds, located.split_ids(msg_idx), origin=located.origins(msg_idx))
 

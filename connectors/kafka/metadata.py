@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 from confluent_kafka import Message
+from streamsql.connectors.formats import readable_metadata
 from streamsql.connectors.kafka.options import topics_of
 
 from streamsql.core.catalog import TableDef
@@ -44,17 +45,28 @@ def qualified_name(table: TableDef) -> str:
     return table.name if "." in table.name else f"default_catalog.default_database.{table.name}"
 
 
+def value_metadata(table: TableDef) -> dict[str, SqlType]:
+    """The value format's metadata keys as the table names them (``'value.database'``, ...).
+
+    As Flink's ``KafkaDynamicSource.listReadableMetadata``: the value format's keys prefixed
+    ``value.`` (:func:`~streamsql.connectors.formats.readable_metadata`), before the connector's.
+    """
+    fmt = (table.options.get("value.format") or table.options.get("format") or "").strip().lower()
+    return {f"value.{k}": t for k, t in readable_metadata(fmt).items()}
+
+
 def check_metadata(table: TableDef) -> None:
     """Raise ConfigError for a metadata column the Kafka source cannot produce (Flink's message).
 
     The error carries the column, so that it points at the key in the CREATE TABLE.
     """
+    keys = [*value_metadata(table), *READABLE_METADATA]
     for c in table.metadata_columns:
-        if c.metadata_key not in READABLE_METADATA:
+        if c.metadata_key not in keys:
             msg = (
                 f"Invalid metadata key '{c.metadata_key}' in column '{c.name}' of table "
                 f"'{qualified_name(table)}'. The DynamicTableSource class '{SOURCE_CLASS}' supports the "
-                "following metadata keys for reading:\n" + "\n".join(READABLE_METADATA)
+                "following metadata keys for reading:\n" + "\n".join(keys)
             )
             raise ConfigError(msg, table=table.name, column=c.name)
 
@@ -66,10 +78,14 @@ def source_schema(table: TableDef) -> Schema:
     return Schema(fields)
 
 
-def metadata_arrays(table: TableDef, msgs: list[Message], idx: np.ndarray) -> list[pa.Array]:
-    """Metadata column values of the messages selected by ``idx`` (declaration order)."""
+def metadata_arrays(table: TableDef, msgs: list[Message], idx: np.ndarray,
+                    value: dict[str, pa.Array] | None = None) -> list[pa.Array]:
+    """Metadata column values of the rows from the messages selected by ``idx`` (declaration order).
+
+    ``value``: the value format's metadata (``'value.<key>'`` → an array aligned with ``idx``).
+    """
     out = []
-    cache: dict[str, Any] = {}
+    cache: dict[str, Any] = dict(value or {})
     for c in table.metadata_columns:
         key = c.metadata_key
         if key not in cache:

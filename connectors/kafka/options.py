@@ -26,7 +26,7 @@ from streamsql.core.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
-FORMATS = ("json", "csv", "raw", "debezium-json")
+FORMATS = ("json", "csv", "raw", "debezium-json", "canal-json", "maxwell-json", "ogg-json", "avro")
 
 OPT_TOPIC = OptionSpec("topic", description="topic name, or several separated by ';'")
 OPT_BOOTSTRAP = OptionSpec(
@@ -138,7 +138,7 @@ KAFKA_OPTIONS = [
     OPT_TOPIC_PATTERN,
     OPT_BOOTSTRAP,
     OPT_GROUP,
-    choice_option("format", FORMATS, "value format: json, csv, raw, debezium-json"),
+    choice_option("format", FORMATS, "value format: " + ", ".join(FORMATS)),
     OPT_VALUE_FORMAT,
     choice_option("key.format", FORMATS, "format of the message key"),
     OptionSpec("key.fields", description="columns of the message key, separated by ';'"),

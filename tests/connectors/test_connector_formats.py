@@ -219,8 +219,8 @@ def test_json_config_errors():
         make_decoder("json", s, {"json.ignore-parse-error": "true"}, table="orders")
     with pytest.raises(ConfigError, match="'json.fail-on-missing-field' = 'yes'"):
         validate_format_options("json", {"json.fail-on-missing-field": "yes"})
-    with pytest.raises(ConfigError, match="unknown format 'avro'.*csv.*json"):
-        make_decoder("avro", s, {})
+    with pytest.raises(ConfigError, match="unknown format 'protobuf'.*csv.*json"):
+        make_decoder("protobuf", s, {})
     assert "json.ignore-parse-errors" in [o.key for o in format_options("json")]
 
 
