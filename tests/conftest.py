@@ -172,6 +172,9 @@ def pytest_sessionfinish(session):
     """On a pytest-xdist worker, hand its CPU time to the controller (:class:`_WorkerTimes`); xdist
     sends ``workeroutput`` in its own ``pytest_sessionfinish``, after this one."""
     if hasattr(session.config, "workeroutput"):
+        from tests.cli_runner import close_servers
+
+        close_servers()  # their runs' CPU time then counts in this process's children's
         session.config.workeroutput["cpu_seconds"] = _cpu_seconds()
 
 
