@@ -72,7 +72,9 @@ def pytest_xdist_make_scheduler(config, log):
 
     class ModuleScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return scheduling_unit(nodeid, len(self.nodes))
+            # the workers asked for (-n), not len(self.nodes): xdist asks again as each test ends,
+            # when the workers that finished are gone
+            return scheduling_unit(nodeid, self.numnodes)
 
         def _assign_work_unit(self, node) -> None:
             # xdist orders units by their number of tests; the process-heavy ones, the longest, go
