@@ -6,12 +6,13 @@ Usage::
 
 Prints the total of the test cases' times (seconds; pytest's JUnit ``time`` is a case's setup, call
 and teardown together, so a module-scoped fixture's set-up counts toward the first case that used
-it), the part of the pytest-xdist scheduling unit of process-heavy modules
-(``tests.conftest.PROCESS_HEAVY``: one worker runs them one after another, so the suite's wall time
-can be no shorter than that unit's), then the totals per folder, per file, per test function
-(a parametrized family) and the slowest cases. Under ``-n 2`` the wall time is about half the total
-when the two workers stay busy; a loaded machine stretches CPU-bound tests far more than tests that
-wait (a broker, a kill, a checkpoint interval), so compare reports of similar load.
+it), the part of the pytest-xdist scheduling units of process-heavy modules
+(``tests.conftest.PROCESS_HEAVY``, as the README's ``-n 4`` forms them: two units, each run by one
+worker, so the suite's wall time can be no shorter than the longer one), then the totals per
+folder, per file, per test function (a parametrized family) and the slowest cases. Much of the
+suite waits (a broker, a kill, a checkpoint interval) rather than computes, so under ``-n 4`` on two
+cores the wall time is more than a quarter of the total but well under half; a loaded machine
+stretches CPU-bound tests far more than tests that wait, so compare reports of similar load.
 """
 
 from __future__ import annotations
@@ -38,10 +39,14 @@ def cases(path: str) -> list[tuple[str, str, float]]:
 
 def report(rows: list[tuple[str, str, float]], top: int) -> str:
     """The report's text (see the module's docstring)."""
-    from tests.conftest import PROCESS_HEAVY
+    from tests.conftest import scheduling_unit
 
     total = sum(t for _, _, t in rows)
-    heavy = sum(t for f, _, t in rows if f.startswith(PROCESS_HEAVY))
+    units = collections.Counter()
+    for f, _, t in rows:
+        if scheduling_unit(f, 4).startswith("processes"):
+            units[scheduling_unit(f, 4)] += t
+    heavy = sum(units.values())
     folders, files, families = collections.Counter(), collections.Counter(), collections.Counter()
     count = collections.Counter()
     for file, name, t in rows:
@@ -49,8 +54,9 @@ def report(rows: list[tuple[str, str, float]], top: int) -> str:
         files[file] += t
         count[file] += 1
         families[f"{file}::{name.split('[')[0]}"] += t
-    lines = [f"{len(rows)} test cases, {total:.0f} s in all; the process-heavy unit {heavy:.0f} s "
-             f"({100 * heavy / max(total, 1e-9):.0f}%)", "", "per folder:"]
+    lines = [f"{len(rows)} test cases, {total:.0f} s in all; the process-heavy units {heavy:.0f} s "
+             f"({100 * heavy / max(total, 1e-9):.0f}%: "
+             f"{', '.join(f'{u} {t:.0f} s' for u, t in sorted(units.items()))})", "", "per folder:"]
     lines += [f"{t:9.1f}  {k}" for k, t in folders.most_common()]
     lines += ["", f"per file (the {top} largest; cases):"]
     lines += [f"{t:9.1f}  {count[k]:5d}  {k}" for k, t in files.most_common(top)]

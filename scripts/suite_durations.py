@@ -1,16 +1,17 @@
 """Where the test suite's time goes: a JUnit XML report summed per directory, module, xdist unit.
 
-With the wall time the two-worker schedule cannot beat.
+With the wall time the README's schedule (four workers) cannot beat.
 
 Usage::
 
-    python -m pytest -n 2 --junitxml=/tmp/suite.xml      # the README's command, plus a report
-    python scripts/suite_durations.py /tmp/suite.xml [--top 30] [--workers 2]
+    python -m pytest -n 4 --junitxml=/tmp/suite.xml      # the README's command, plus a report
+    python scripts/suite_durations.py /tmp/suite.xml [--top 30] [--workers 4]
 
 A test's time is pytest's JUnit ``time``: setup, call and teardown together, in seconds of wall
 time on the worker that ran it (a loaded machine stretches all of it). Modules are grouped into
-scheduling units as tests/conftest.py's ``pytest_xdist_make_scheduler`` groups them (every
-:data:`tests.conftest.PROCESS_HEAVY` module in one unit, every other module a unit of its own).
+scheduling units as tests/conftest.py's ``pytest_xdist_make_scheduler`` groups them
+(:func:`tests.conftest.scheduling_unit`: the :data:`tests.conftest.PROCESS_HEAVY` modules in one
+unit at two workers, two units at more, every other module a unit of its own).
 Because a unit runs on one worker, the suite's wall time is at least the largest unit's time and
 at least the total divided by the workers: the report prints both bounds and a greedy schedule
 of the units, largest first (xdist's LoadScope hands units out by test count, largest first).
@@ -30,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.conftest import PROCESS_HEAVY  # noqa: E402
+from tests.conftest import scheduling_unit  # noqa: E402
 
 #: A module's source that starts processes (see the module docstring).
 _STARTS_PROCESSES = re.compile(r"\bsubprocess\b|chaos\.main\b|chaos_workers\b")
@@ -57,9 +58,9 @@ def read_report(path: str) -> tuple[Counter, Counter]:
     return seconds, tests
 
 
-def unit_of(module: str) -> str:
-    """The xdist scheduling unit of a test module, as tests/conftest.py's scheduler forms it."""
-    return "processes" if module.startswith(PROCESS_HEAVY) else module
+def unit_of(module: str, workers: int) -> str:
+    """The xdist scheduling unit of a test module at ``workers`` workers (tests/conftest.py's)."""
+    return scheduling_unit(module, workers)
 
 
 def greedy_makespan(units: dict[str, tuple[float, int]], workers: int) -> float:
@@ -83,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("report", help="a pytest --junitxml file")
     ap.add_argument("--top", type=int, default=30, help="how many modules to list (default 30)")
-    ap.add_argument("--workers", type=int, default=2, help="xdist workers for the bounds (default 2)")
+    ap.add_argument("--workers", type=int, default=4, help="xdist workers for the bounds (default 4)")
     a = ap.parse_args(argv)
     seconds, tests = read_report(a.report)
     total = sum(seconds.values())
@@ -100,18 +101,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nmodules starting processes: {len(spawning)}, {s:.0f} s ({100 * s / total:.0f}%)")
     units: dict[str, tuple[float, int]] = {}
     for module in seconds:
-        u = unit_of(module)
+        u = unit_of(module, a.workers)
         old = units.get(u, (0.0, 0))
         units[u] = (old[0] + seconds[module], old[1] + tests[module])
-    heavy = units.get("processes", (0.0, 0))[0]
-    print(f"'processes' unit (tests/conftest.py PROCESS_HEAVY): {heavy:.0f} s, the other units "
-          f"{total - heavy:.0f} s")
+    heavy = {u: units[u][0] for u in units if u.startswith("processes")}
+    print(f"process-heavy units (tests/conftest.py PROCESS_HEAVY): "
+          f"{', '.join(f'{u} {t:.0f} s' for u, t in sorted(heavy.items()))}; the other units "
+          f"{total - sum(heavy.values()):.0f} s")
     largest, greedy = max(u[0] for u in units.values()), greedy_makespan(units, a.workers)
     print(f"wall-time bounds at -n {a.workers}: the largest unit {largest:.0f} s, "
           f"total/{a.workers} {total / a.workers:.0f} s; greedy schedule {greedy:.0f} s")
-    print(f"\nslowest {a.top} modules (P: in the 'processes' unit, S: starts processes):")
+    print(f"\nslowest {a.top} modules (P: in a process-heavy unit, S: starts processes):")
     for module, s in seconds.most_common(a.top):
-        flags = ("P" if unit_of(module) == "processes" else " ") + ("S" if module in spawning else " ")
+        heavy_unit = unit_of(module, a.workers).startswith("processes")
+        flags = ("P" if heavy_unit else " ") + ("S" if module in spawning else " ")
         print(f"  {s:8.1f} s  {tests[module]:5d}  {flags} {module}")
     return 0
 

@@ -23,48 +23,110 @@ def bad_json(tmp_path):
 
 
 # Modules whose tests run several processes at once (worker processes, crash campaigns, the compat
-# suite's two concurrent `streamsql run`s). Under pytest-xdist (`-n 2`) they form one scheduling
-# unit, so they run one after another on one worker while the other worker takes the in-process
-# tests: two of them side by side on two cores would starve their timeouts. Every other module is a
-# unit of its own (as `--dist loadfile`), so a module-scoped fixture (the function conformance
-# batch, say) is computed once, not once per worker. (A scheduler, not xdist_group marks: under
-# pytest 9 xdist's loadgroup no longer sees the group suffix it writes into node ids.)
+# suite's two concurrent `streamsql run`s). Under pytest-xdist they are dealt first, as the longest
+# units, and never more than two of them run at once: with two workers (`-n 2`) they form one
+# scheduling unit, run one after another on one worker while the other takes the in-process tests;
+# with more workers (the README's `-n 4`) they form the two units of :data:`PROCESS_HEAVY_SPLIT`, of
+# about equal time, on two workers. (Two of them side by side beside in-process tests would starve
+# their timeouts on two cores; the other workers wait on Kafka most of the time: the integration
+# modules use ~0.1–0.3 CPU-s a second.) Every other module is a unit of its own (as `--dist
+# loadfile`), so a module-scoped fixture (the function conformance batch, say) is computed once, not
+# once per worker. (A scheduler, not xdist_group marks: under pytest 9 xdist's loadgroup no longer
+# sees the group suffix it writes into node ids.)
 PROCESS_HEAVY = ("tests/integration/test_chaos.py", "tests/integration/test_parallel",
                  "tests/compat/test_compat.py", "tests/integration/test_flights.py",
                  "tests/integration/test_s3_checkpoints.py")
+#: With three workers or more, the :data:`PROCESS_HEAVY` modules as two units (~400 s each on a quiet
+#: 2-core machine, session 34's CI): the parallel-job modules, and the rest.
+PROCESS_HEAVY_SPLIT = {"processes-parallel": ("tests/integration/test_parallel",)}
+#: Folders whose modules wait on Kafka or on processes more than they compute (~0.1–0.3 CPU-s a
+#: second): dealt alternately with the in-process modules, so that the cores have work while these
+#: wait, and none of them (a few take a minute) is left to the end with the other workers idle.
+WAITING = ("tests/integration/", "tests/e2e/", "tests/shell/", "tests/connectors/", "tests/cdc/")
+
+
+def _interleaved(first: list, second: list) -> list:
+    """``first[0], second[0], first[1], second[1], ...``, then what is left of the longer list."""
+    out = [u for pair in zip(first, second) for u in pair]
+    n = min(len(first), len(second))
+    return out + first[n:] + second[n:]
+
+
+def scheduling_unit(nodeid: str, workers: int) -> str:
+    """The xdist scheduling unit of a test: its module, or one of the process-heavy units."""
+    module = nodeid.split("::", 1)[0]
+    if not module.startswith(PROCESS_HEAVY):
+        return module
+    if workers >= 3:
+        for unit, prefixes in PROCESS_HEAVY_SPLIT.items():
+            if module.startswith(prefixes):
+                return unit
+    return "processes"
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """xdist's scheduling by module, with the :data:`PROCESS_HEAVY` modules as one unit, dealt first."""
+    """xdist's scheduling by module, with the :data:`PROCESS_HEAVY` modules as one or two units
+    (:func:`scheduling_unit`), dealt first, then the :data:`WAITING` modules alternately with the others."""
     from xdist.scheduler import LoadScopeScheduling
 
     class ModuleScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
-            return "processes" if module.startswith(PROCESS_HEAVY) else module
+            # the workers asked for (-n), not len(self.nodes): xdist asks again as each test ends,
+            # when the workers that finished are gone
+            return scheduling_unit(nodeid, self.numnodes)
 
         def _assign_work_unit(self, node) -> None:
-            # The process-heavy unit first (xdist orders units by their number of tests: it came
-            # third): the longest unit, one worker's for its whole run, starts at once.
-            if "processes" in self.workqueue:
-                self.workqueue.move_to_end("processes", last=False)
+            # xdist orders units by their number of tests; the process-heavy ones, the longest, go
+            # first (each worker takes its first unit in turn: no worker gets two of them), then the
+            # waiting-bound and the in-process modules alternately, each in xdist's order.
+            if not getattr(self, "_reordered", False):
+                self._reordered = True
+                units = list(self.workqueue.items())
+                heavy = [u for u in units if u[0].startswith("processes")]
+                waiting = [u for u in units if u[0].startswith(WAITING) and not u[0].startswith("processes")]
+                computing = [u for u in units if not u[0].startswith(("processes", *WAITING))]
+                self.workqueue.clear()
+                self.workqueue.update(heavy + _interleaved(waiting, computing))
             super()._assign_work_unit(node)
 
     return ModuleScheduling(config, log)
 
 
+def _machine_cpu() -> tuple[int, int]:
+    """The machine's CPU time since boot from ``/proc/stat``: (all, idle and iowait), in clock ticks."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(v) for v in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0
+    return sum(ticks), ticks[3] + ticks[4]
+
+
+def _cpu_seconds() -> float:
+    """This process's CPU time (user and system, all threads) and that of its children it waited for."""
+    import resource
+
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 class _WorkerTimes:
     """Under pytest-xdist, each worker's share of the run, for the end of the terminal report: its
-    tests' time (setup, call and teardown, seconds), that of the :data:`PROCESS_HEAVY` unit, and when
-    its last report came (seconds since the first report anywhere): a worker that ends much earlier
-    than the other idled while that one finished (the suite's wall time is the later one)."""
+    tests' time (setup, call and teardown, seconds), that of the :data:`PROCESS_HEAVY` units, its CPU
+    time (seconds, its own and its waited-for children's: the ``streamsql`` processes its tests ran),
+    and when its last report came (seconds since the first report anywhere): a worker that ends much
+    earlier than the others idled while they finished (the suite's wall time is the latest). Then how
+    busy the machine's cores were meanwhile (``/proc/stat``, every process's: the broker's too): far
+    below 100 %, the suite waits more than it computes, and more workers would end it sooner."""
 
     def __init__(self) -> None:
         self.start: float | None = None
         self.busy: dict[str, float] = {}
         self.heavy: dict[str, float] = {}
         self.last: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+        self.machine = _machine_cpu()
 
     def pytest_runtest_logreport(self, report) -> None:
         import time
@@ -80,18 +142,42 @@ class _WorkerTimes:
             self.heavy[worker] = self.heavy.get(worker, 0.0) + report.duration
         self.last[worker] = now - self.start
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        cpu = getattr(node, "workeroutput", {}).get("cpu_seconds")
+        if cpu is not None:
+            self.cpu[node.gateway.id] = cpu
+
     def pytest_terminal_summary(self, terminalreporter) -> None:
+        import os
+
         if self.busy:
             each = "; ".join(f"{w} {self.busy[w]:.0f} s, {self.heavy.get(w, 0.0):.0f} s, "
-                             f"at {self.last[w]:.0f} s" for w in sorted(self.busy))
-            terminalreporter.write_line(f"xdist workers (tests' time, process-heavy unit's, last report): "
-                                        f"{each}")
+                             f"CPU {self.cpu.get(w, float('nan')):.0f} s, at {self.last[w]:.0f} s"
+                             for w in sorted(self.busy))
+            terminalreporter.write_line(f"xdist workers (tests' time, process-heavy units', CPU time, last "
+                                        f"report): {each}")
+            (total0, idle0), (total1, idle1) = self.machine, _machine_cpu()
+            if total1 > total0:
+                terminalreporter.write_line(f"machine: {os.cpu_count()} cores, "
+                                            f"{100 * (1 - (idle1 - idle0) / (total1 - total0)):.0f}% busy")
 
 
 def pytest_configure(config):
     """Register :class:`_WorkerTimes` on the controller of a pytest-xdist run."""
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         config.pluginmanager.register(_WorkerTimes(), "streamsql-worker-times")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session):
+    """On a pytest-xdist worker, hand its CPU time to the controller (:class:`_WorkerTimes`); xdist
+    sends ``workeroutput`` in its own ``pytest_sessionfinish``, after this one."""
+    if hasattr(session.config, "workeroutput"):
+        from tests.cli_runner import close_servers
+
+        close_servers()  # their runs' CPU time then counts in this process's children's
+        session.config.workeroutput["cpu_seconds"] = _cpu_seconds()
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -74,17 +74,36 @@ def serve() -> None:
             os.close(requests)
             os.close(replies)
             os.chdir(req["cwd"])
+            if req.get("stdin"):
+                stdin = os.open(req["stdin"], os.O_RDONLY)
+                os.dup2(stdin, 0)
+                os.close(stdin)
             for fd, path in ((1, req["stdout"]), (2, req["stderr"])):
+                if fd == 2 and path == req["stdout"]:  # stderr into stdout, as stderr=STDOUT
+                    os.dup2(1, 2)
+                    continue
                 out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
                 os.dup2(out, fd)
                 os.close(out)
             os.close(devnull)
             sys.path.remove(ROOT)
+            if req.get("env") is not None:
+                _set_environment(req["env"])
             sys.argv = ["streamsql", *req["argv"]]
             return
         os.write(replies, f"{pid}\n".encode())
         _, status = os.waitpid(pid, 0)
         os.write(replies, f"{os.waitstatus_to_exitcode(status)}\n".encode())
+
+
+def _set_environment(env: dict[str, str]) -> None:
+    """In a child, the environment its request gives, as ``subprocess.run(..., env=env)`` would: the
+    variables replaced, and ``PYTHONPATH``'s folders put first on ``sys.path`` (the interpreter reads
+    it at start-up only). StreamSQL reads its variables when it runs, none on import."""
+    os.environ.clear()
+    os.environ.update(env)
+    extra = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p not in sys.path]
+    sys.path[:0] = extra
 
 
 class ForkServer:
@@ -113,24 +132,38 @@ class ForkServer:
         line, self._buffer = self._buffer.split(b"\n", 1)
         return line.decode()
 
-    def run(self, argv: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
-        """Run ``streamsql *argv`` in ``cwd``; its output goes through files beside ``cwd``.
+    def run(self, argv: list[str], cwd: Path, timeout: float, env: dict[str, str] | None = None,
+            input: str | None = None, merge_stderr: bool = False,
+            files: Path | None = None) -> subprocess.CompletedProcess:
+        """Run ``streamsql *argv`` in ``cwd``; its output goes through files ``<files>.stdout`` and
+        ``.stderr`` (``files`` is by default ``cwd``'s path: beside it).
+
+        ``env`` replaces the environment (the server's, which it inherited, by default); ``input`` is
+        the text on its stdin (file ``<files>.stdin``; /dev/null by default); with ``merge_stderr``
+        its stderr goes to its stdout (``stderr=subprocess.STDOUT``) and the result's ``stderr`` is "".
 
         Raises:
             subprocess.TimeoutExpired: the run took more than ``timeout`` seconds (it is killed).
         """
-        out, err = cwd.with_name(cwd.name + ".stdout"), cwd.with_name(cwd.name + ".stderr")
-        req = {"argv": argv, "cwd": str(cwd), "stdout": str(out), "stderr": str(err)}
+        files = cwd if files is None else files
+        out, err = files.with_name(files.name + ".stdout"), files.with_name(files.name + ".stderr")
+        err = out if merge_stderr else err
+        req = {"argv": argv, "cwd": str(cwd), "stdout": str(out), "stderr": str(err), "env": env}
+        if input is not None:
+            stdin = files.with_name(files.name + ".stdin")
+            stdin.write_text(input)
+            req["stdin"] = str(stdin)
         self.proc.stdin.write((json.dumps(req) + "\n").encode())
         self.proc.stdin.flush()
         pid = int(self._reply(None))
         rc = self._reply(timeout)
         command = ["streamsql", *argv]
+        stderr = (lambda: "") if merge_stderr else err.read_text
         if not rc:
             os.kill(pid, signal.SIGKILL)
             self._reply(None)
-            raise subprocess.TimeoutExpired(command, timeout, out.read_text(), err.read_text())
-        return subprocess.CompletedProcess(command, int(rc), out.read_text(), err.read_text())
+            raise subprocess.TimeoutExpired(command, timeout, out.read_text(), stderr())
+        return subprocess.CompletedProcess(command, int(rc), out.read_text(), stderr())
 
     def close(self) -> None:
         """End the server (it exits when its stdin closes)."""

@@ -17,6 +17,7 @@ from streamsql.core.errors import SqlError
 from streamsql.environment import StreamEnvironment
 from streamsql.sql import nodes
 from streamsql.sql.parser import parse_script
+from tests.cli_runner import run_streamsql
 
 SCRIPT = """CREATE TABLE t (x INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3',
   'fields.x.kind' = 'sequence', 'fields.x.start' = '1', 'fields.x.end' = '3');
@@ -33,8 +34,7 @@ END;
 
 def _cli(cwd, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(cwd / "history")}
-    return subprocess.run([sys.executable, "-m", "streamsql", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+    return run_streamsql(list(args), cwd, env=env, timeout=120)
 
 
 @pytest.mark.parametrize("command", [["run"], ["shell", "-f"]])

@@ -16,6 +16,7 @@ import pytest
 from streamsql import StreamEnvironment
 from streamsql.core.errors import ConfigError, OptionError, SqlError
 from streamsql.sql.ddl import option_position
+from tests.cli_runner import run_streamsql
 
 SCRIPT = """-- a newcomer's script
 CREATE TABLE src (
@@ -43,8 +44,7 @@ def _run(tmp_path, script: str) -> subprocess.CompletedProcess:
 
 
 def _cli(cwd, *args: str, text: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "streamsql", *args], input=text, cwd=cwd, env=_env(cwd),
-                          capture_output=True, text=True, timeout=120)
+    return run_streamsql(list(args), cwd, env=_env(cwd), input=text, timeout=120)
 
 
 def _piped(tmp_path, script: str) -> subprocess.CompletedProcess:

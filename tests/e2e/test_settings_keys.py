@@ -6,13 +6,13 @@ documented ``execution.checkpointing.dir`` and ``state.dir`` got "not a key Stre
 """
 
 import os
-import subprocess
 import sys
 
 import pytest
 
 from streamsql import StreamEnvironment
 from streamsql.core.errors import ConfigError, SqlError
+from tests.cli_runner import run_streamsql
 
 _FIVE = ("CREATE TABLE nums (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '5', "
          "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5')")
@@ -110,15 +110,14 @@ def test_finding_6_cli_set_is_checked_like_set(tmp_path):
     """Finding 6: ``--set`` warns about an unknown key and refuses a bad value (exit 2)."""
     script = tmp_path / "s.sql"
     script.write_text("SET 'table.dml-sync' = 'true';\n")
-    cmd = [sys.executable, "-m", "streamsql", "run", str(script)]
+    cmd = ["run", str(script)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    typo = subprocess.run([*cmd, "--set", "pipeline.nmae=x"], capture_output=True, text=True, env=env,
-                          timeout=60, check=False, cwd=tmp_path)
+    typo = run_streamsql([*cmd, "--set", "pipeline.nmae=x"], tmp_path, env=env, timeout=60)
     assert typo.returncode == 0
     assert ("'pipeline.nmae' is not a key StreamSQL reads; it is ignored; "
             "did you mean 'pipeline.name'?") in typo.stderr
-    bad = subprocess.run([*cmd, "--set", "execution.checkpointing.interval=soon"], capture_output=True,
-                         text=True, env=env, timeout=60, check=False, cwd=tmp_path)
+    bad = run_streamsql([*cmd, "--set", "execution.checkpointing.interval=soon"], tmp_path, env=env,
+                        timeout=60)
     assert bad.returncode == 2
     assert "'execution.checkpointing.interval' = 'soon' is not a duration" in bad.stderr
 
@@ -156,8 +155,7 @@ def test_runtime_mode_batch_is_refused_not_run_as_streaming(mode):
 def test_runtime_mode_batch_on_the_command_line_is_refused(tmp_path):
     script = tmp_path / "s.sql"
     script.write_text(_FIVE + ";\nSELECT COUNT(*) FROM nums;\n")
-    proc = subprocess.run([sys.executable, "-m", "streamsql", "run", "--set", "execution.runtime-mode=batch",
-                           str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, check=False)
+    proc = run_streamsql(["run", "--set", "execution.runtime-mode=batch", str(script)], tmp_path,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, timeout=120)
     assert proc.returncode != 0
     assert "'execution.runtime-mode' = 'batch' is not supported" in proc.stdout + proc.stderr

@@ -13,6 +13,7 @@ import pytest
 
 from streamsql import StreamEnvironment, __version__
 from streamsql.core.errors import ExecutionError
+from tests.cli_runner import run_streamsql
 
 REPO = Path(__file__).resolve().parents[2]
 FIVE = ("CREATE TABLE nums (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '5', "
@@ -56,9 +57,7 @@ def test_finding_9_init_file_not_utf8_is_a_clear_error(tmp_path):
     """Finding 9: ``shell -i`` with a non-UTF-8 file printed a bare traceback."""
     init = tmp_path / "init.sql"
     init.write_bytes("SET 'pipeline.name' = 'caf\u00e9';".encode("latin-1"))
-    proc = subprocess.run([sys.executable, "-m", "streamsql", "shell", "-i", str(init)],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, env=_env(), timeout=60,
-                          check=False, cwd=tmp_path)
+    proc = run_streamsql(["shell", "-i", str(init)], tmp_path, env=_env(), timeout=60)  # stdin: /dev/null
     text = proc.stdout + proc.stderr
     assert proc.returncode == 1
     assert f"{init} is not UTF-8 text (byte 26: invalid continuation byte); save it as UTF-8" in text, text
@@ -124,8 +123,7 @@ def test_shell_f_runs_a_script_as_flinks_sql_client(tmp_path):
                       "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3');\n"
                       "CREATE TABLE p (id INT) WITH ('connector' = 'print');\n"
                       "INSERT INTO p SELECT id * 10 FROM g;\n")
-    proc = subprocess.run([sys.executable, "-m", "streamsql", "shell", "-f", str(script)],
-                          capture_output=True, text=True, env=_env(), cwd=tmp_path, timeout=120)
+    proc = run_streamsql(["shell", "-f", str(script)], tmp_path, env=_env(), timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert sorted(line for line in proc.stdout.splitlines() if line.startswith("+I")) == [
         "+I[10]", "+I[20]", "+I[30]"]

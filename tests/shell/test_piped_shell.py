@@ -17,6 +17,8 @@ import uuid
 
 import pytest
 
+from tests.cli_runner import run_streamsql
+
 
 def _env(cwd) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(cwd / "history")}
@@ -24,8 +26,7 @@ def _env(cwd) -> dict[str, str]:
 
 def _shell(text: str, cwd, timeout: float = 120) -> subprocess.CompletedProcess:
     env = _env(cwd)
-    return subprocess.run([sys.executable, "-m", "streamsql", "shell"], input=text, cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return run_streamsql(["shell"], cwd, env=env, input=text, timeout=timeout)
 
 
 def _tables(bootstrap: str, topic: str, rows: int) -> str:

@@ -18,6 +18,8 @@ import uuid
 
 import pytest
 
+from tests.cli_runner import run_streamsql
+
 ENTRY_POINTS = {"run": ["run", "s.sql"], "shell -f": ["shell", "-f", "s.sql"], "pipe": ["shell"]}
 
 
@@ -25,9 +27,8 @@ def _streamsql(entry: str, script: str, cwd, timeout: float = 120) -> subprocess
     """Run ``script`` through one entry point; stdout and stderr together (``run`` errs on stderr)."""
     (cwd / "s.sql").write_text(script)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "STREAMSQL_HISTORY": str(cwd / "history")}
-    return subprocess.run([sys.executable, "-m", "streamsql", *ENTRY_POINTS[entry]], cwd=cwd, env=env,
-                          input=script if entry == "pipe" else None, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    return run_streamsql(ENTRY_POINTS[entry], cwd, env=env, input=script if entry == "pipe" else None,
+                         timeout=timeout, merge_stderr=True)
 
 
 @pytest.mark.parametrize("entry", ENTRY_POINTS)
@@ -184,8 +185,7 @@ def test_shell_runs_its_init_file_before_the_script_of_f(command, tmp_path):
     (tmp_path / "s.sql").write_text("SHOW TABLES;\nSELECT SUM(id) AS s FROM g;\n")
 
     def shell(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "streamsql", *command, *args], cwd=tmp_path, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+        return run_streamsql([*command, *args], tmp_path, env=env, timeout=120, merge_stderr=True)
 
     proc = shell("-i", "init.sql", "-f", "s.sql")
     assert proc.returncode == 0, proc.stdout

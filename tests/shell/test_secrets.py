@@ -22,6 +22,7 @@ import pytest
 from streamsql import StreamEnvironment
 from streamsql.core.errors import ConfigError
 from streamsql.core.secrets import MASK, is_sensitive, redact
+from tests.cli_runner import run_streamsql
 
 SECRETS = ("S3cret-Pw-1", "S3cret-Jaas-2", "S3cret-Key-3", "S3cret-Set-4", "S3cret-Tok-5")
 TABLES = """\
@@ -102,8 +103,7 @@ def test_finding_7_error_quoting_the_line_masks_it(tmp_path):
     (tmp_path / "bad.sql").write_text(
         "CREATE TABLE t (x INT) WITH ('properties.sasl.password' = 'S3cret-Pw-1' 'connector' = 'x');\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.run([sys.executable, "-m", "streamsql", "run", "bad.sql"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = run_streamsql(["run", "bad.sql"], tmp_path, env=env, timeout=60)
     assert proc.returncode == 1 and "^" in proc.stderr
     assert f"'properties.sasl.password' = '{MASK}'" in proc.stderr
     assert _leaks(proc.stdout + proc.stderr) == []
