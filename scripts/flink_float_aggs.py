@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from flink_session import ROOT, collect, error_text, table_env
+from flink_session import ROOT, answers, file_table, table_env
 
 OUT = ROOT / "tests" / "functions" / "float_aggs_flink.json"
 NAN, INF = math.nan, math.inf
@@ -190,19 +190,10 @@ def main() -> int:
     rows = {"t": _rows(), "c": _changelog(), "n": _integers()}
     out: dict = {"tables": TABLES, "rows": rows, "queries": {}}
     with tempfile.TemporaryDirectory() as tmp:
-        files = {name: "".join(json.dumps(r) + "\n" for r in table_lines(name, rows[name]))
-                 for name in TABLES}
         for name, (columns, fmt) in TABLES.items():
-            path = Path(tmp) / f"{name}.json"
-            path.write_text(files[name])
-            t.execute_sql(f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'filesystem', "
-                          f"'path' = '{path}', 'format' = '{fmt}')")
+            file_table(t, name, columns, table_lines(name, rows[name]), Path(tmp) / f"{name}.json", fmt)
         out["plans"] = {q: _group_aggregates(t.explain_sql(q)) for q in PLANS}
-        for q in QUERIES:
-            try:
-                out["queries"][q] = {"rows": collect(t, q, kinds=True)}
-            except Exception as e:  # noqa: BLE001 - Flink's refusal or job failure is the answer
-                out["queries"][q] = {"error": error_text(e)}
+        out["queries"] = answers(t, QUERIES)
     OUT.write_text(json.dumps(out, indent=1) + "\n")
     return 0
 

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from pathlib import Path
 
-from flink_session import ROOT, collect, error_text, table_env
+from flink_session import ROOT, collect, error_text, file_table, rerun_scenarios, table_env
 
 OUT = ROOT / "tests" / "runtime" / "over_nontime_flink.json"
 
@@ -132,14 +131,11 @@ def _cell(value):
 
 def run(scenario: dict, folder: Path) -> dict:
     """The scenario's record: its inputs, and Flink's changelog or error."""
-    path = folder / f"{scenario['name']}.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in scenario["rows"]))
     columns = scenario.get("columns", COLUMNS)
     fmt = scenario.get("format", "json")
     key = f", PRIMARY KEY ({scenario['key']}) NOT ENFORCED" if scenario.get("key") else ""
     t = table_env(utc=True)
-    t.execute_sql(f"CREATE TABLE ev ({columns}{key}) WITH ('connector' = 'filesystem', 'path' = '{path}', "
-                  f"'format' = '{fmt}')")
+    file_table(t, "ev", columns + key, scenario["rows"], folder / f"{scenario['name']}.jsonl", fmt)
     record = {k: scenario[k] for k in ("rows", "query")}
     record.update(columns=columns, format=fmt, key=scenario.get("key"),
                   compare=scenario.get("compare", "changelog"))
@@ -152,13 +148,9 @@ def run(scenario: dict, folder: Path) -> dict:
 
 def main(argv: list[str]) -> int:
     """Run the named scenarios (all when none), keep the others' records, write :data:`OUT`."""
-    chosen = set(argv) or {s["name"] for s in SCENARIOS}
     old = json.loads(OUT.read_text()) if OUT.exists() else {}
-    out = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for s in SCENARIOS:
-            out[s["name"]] = run(s, Path(tmp)) if s["name"] in chosen else old[s["name"]]
-            print(s["name"], "error" if "flink_error" in out[s["name"]] else len(out[s["name"]]["changelog"]))
+    out = rerun_scenarios(SCENARIOS, argv, old, run,
+                          lambda r: "error" if "flink_error" in r else len(r["changelog"]))
     OUT.write_text(json.dumps(out, indent=1) + "\n")
     return 0
 

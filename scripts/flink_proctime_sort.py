@@ -24,11 +24,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import uuid
 from pathlib import Path
 
-from flink_session import ROOT, error_text, kafka_jar, produce_json, table_env
+from flink_session import ROOT, error_text, kafka_jar, produce_json, rerun_scenarios, table_env
 
 OUT = ROOT / "tests" / "runtime" / "proctime_sort_flink.json"
 BOOTSTRAP = os.environ.get("STREAMSQL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
@@ -109,13 +108,8 @@ def run(scenario: dict, folder: Path) -> dict:
 
 def main(argv: list[str]) -> int:
     """Run the named scenarios (all when none), keep the others' records, write :data:`OUT`."""
-    chosen = set(argv) or {s["name"] for s in SCENARIOS}
-    old = json.loads(OUT.read_text()) if OUT.exists() else {}
-    out = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for s in SCENARIOS:
-            out[s["name"]] = run(s, Path(tmp)) if s["name"] in chosen else old[s["name"]]
-            print(s["name"], out[s["name"]].get("flink_error") or out[s["name"]]["runs"], flush=True)
+    old = json.loads(OUT.read_text())["scenarios"] if OUT.exists() else {}
+    out = rerun_scenarios(SCENARIOS, argv, old, run, lambda r: r.get("flink_error") or r["runs"])
     OUT.write_text(json.dumps({"rows": ROWS, "changes": CHANGES, "columns": COLUMNS, "scenarios": out},
                               indent=1) + "\n")
     return 0

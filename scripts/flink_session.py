@@ -8,13 +8,17 @@ the script run is ``sys.path[0]``), and this module imports nothing of the engin
 - :func:`table_env`: a new streaming ``TableEnvironment`` at parallelism 1, with connector jars;
 - :func:`kafka_jar` / :func:`maven_jar`: ``file:`` URIs of the Kafka SQL connector jar (as
   ``benchmarks/flink_setup.py`` caches it) or of a jar in Maven's local repository;
-- :func:`collect`: a query's rows as lists (with their row kinds if asked);
+- :func:`collect`: a query's rows as lists (with their row kinds if asked); :func:`answers`: the
+  changelogs (or errors) of several queries;
+- :func:`file_table`: a filesystem table over records written as JSON lines;
 - :func:`explained`: Flink's EXPLAIN text of statements, after some DDL;
 - :func:`java_messages` / :func:`error_text`: what a PyFlink exception says;
 - :func:`read_journal`: the finished records of a driver's journal (JSON lines), by a key;
 - :func:`drive_workers`: a fuzz driver's loop: worker processes in turn until every case is in
   the journal (or the budget is spent), a stalled one killed, a case that kills them skipped;
   :func:`add_driver_arguments`: that loop's command-line options;
+- :func:`rerun_scenarios`: the main loop of the scenario recorders (``flink_proctime_sort.py``,
+  ``flink_over_changelog.py``): the named scenarios run again, the others' records kept;
 - :func:`record_scripts`: the main loop of the script recorders (``flink_bitmap.py``, ...): each
   named script run in a new session at zone UTC, its answers merged into a JSON file;
 - :func:`run_client`: a Kafka client snippet run in this project's venv (the Flink venv has no
@@ -78,6 +82,31 @@ def collect(t, sql: str, *, kinds: bool = False) -> list[list]:
         return [[str(r.get_row_kind()), *r] if kinds else list(r) for r in rows]
 
 
+def answers(t, queries: list[str]) -> dict[str, dict]:
+    """Each query's ``{"rows": changelog}`` (:func:`collect` with row kinds) on ``t``, or ``{"error": text}``.
+
+    A failure (Flink's refusal or a failed job) is the query's answer (:func:`error_text`).
+    """
+    out: dict[str, dict] = {}
+    for q in queries:
+        try:
+            out[q] = {"rows": collect(t, q, kinds=True)}
+        except Exception as e:  # noqa: BLE001 - Flink's refusal or job failure is the answer
+            out[q] = {"error": error_text(e)}
+    return out
+
+
+def file_table(t, name: str, columns: str, records: list, path: Path, fmt: str) -> None:
+    """Write ``records`` to ``path`` as JSON lines and create filesystem table ``name (columns)`` over it.
+
+    ``fmt``: the table's ``'format'`` (``'json'``, ``'debezium-json'``, ...); ``columns`` is the
+    text between the parentheses (a ``PRIMARY KEY`` clause too, if any).
+    """
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    t.execute_sql(f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+                  f"'format' = '{fmt}')")
+
+
 def java_messages(e: Exception) -> list[str]:
     """The messages of a PyFlink exception's Java exception and its causes, outermost first.
 
@@ -133,6 +162,23 @@ def record_scripts(out: Path, scripts: dict[str, list[str]], names: list[str], r
         old[name] = run(lambda: table_env(utc=True), scripts[name], folder, capture)
         out.write_text(json.dumps(old, indent=1) + "\n")
         print(name, "done", file=capture.out, flush=True)
+
+
+def rerun_scenarios(scenarios: list[dict], names: list[str], old: dict, run: Callable[[dict, Path], dict],
+                    summary: Callable[[dict], object]) -> dict[str, dict]:
+    """The records of ``scenarios`` by name: those named in ``names`` (all when empty) run again, others kept.
+
+    ``run(scenario, folder)`` records one scenario (``folder`` a temporary folder shared by the
+    run); ``old`` holds the records kept (by name); a line ``name summary(record)`` is printed
+    after each scenario.
+    """
+    chosen = set(names) or {s["name"] for s in scenarios}
+    out: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for s in scenarios:
+            out[s["name"]] = run(s, Path(tmp)) if s["name"] in chosen else old[s["name"]]
+            print(s["name"], summary(out[s["name"]]), flush=True)
+    return out
 
 
 def run_client(snippet: str, *args: str) -> str:

@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from flink_session import ROOT, collect, error_text, table_env
+from flink_session import ROOT, answers, file_table, table_env
 
 OUT = ROOT / "tests" / "runtime" / "topn_ties_flink.json"
 COLUMNS = "id INT, k INT, v INT"
@@ -59,15 +59,8 @@ def main() -> int:
     data = events()
     out: dict = {"columns": COLUMNS, "events": data, "queries": {}}
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "c.json"
-        path.write_text("".join(json.dumps(e) + "\n" for e in data))
-        t.execute_sql(f"CREATE TABLE c ({COLUMNS}) WITH ('connector' = 'filesystem', 'path' = '{path}', "
-                      "'format' = 'debezium-json')")
-        for q in QUERIES:
-            try:
-                out["queries"][q] = {"rows": collect(t, q, kinds=True)}
-            except Exception as e:  # noqa: BLE001 - Flink's refusal or job failure is the answer
-                out["queries"][q] = {"error": error_text(e)}
+        file_table(t, "c", COLUMNS, data, Path(tmp) / "c.json", "debezium-json")
+        out["queries"] = answers(t, QUERIES)
     OUT.write_text(json.dumps(out, indent=1) + "\n")
     return 0
 

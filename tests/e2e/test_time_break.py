@@ -10,13 +10,12 @@ job fails) must be refused here with a :class:`StreamSQLError`, never a bare tra
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from streamsql.core.errors import StreamSQLError
-from tests.runtime.oracle import make_env
+from tests.runtime.oracle import assert_answer_as_flink, fold_text, make_env, text_rows
 
 FLINK = json.loads((Path(__file__).parent / "time_break_flink.json").read_text())
 
@@ -41,26 +40,11 @@ def env(tmp_path):
     e.close()
 
 
-def _folded(changelog: list[list]) -> Counter:
-    """The rows a changelog ``[kind, value...]`` leaves (+I/+U add a row, -U/-D take it away)."""
-    rows: Counter = Counter()
-    for kind, *values in changelog:
-        rows[tuple(values)] += 1 if kind in ("+I", "+U") else -1
-    return +rows
-
-
 @pytest.mark.parametrize("query", sorted(FLINK["queries"]))
 def test_query_as_flink(env, query):
     if query in KNOWN:
         pytest.xfail(KNOWN[query])
-    answer = FLINK["queries"][query]
-    if "error" in answer:
-        with pytest.raises(StreamSQLError):
-            list(env.execute_sql(query).collect(timeout=60))
-        return
-    ours = [[kind.short, *(None if v is None else str(v) for v in row)]
-            for kind, row in env.execute_sql(query).collect(timeout=60)]
-    assert _folded(ours) == _folded(answer["rows"])
+    assert_answer_as_flink(env, query, FLINK["queries"][query])
 
 
 @pytest.mark.parametrize("key", sorted(FLINK["zoned"]))
@@ -68,10 +52,9 @@ def test_zoned_cast_as_flink(tmp_path, key):
     """CAST between TIME and TIMESTAMP_LTZ in a session time zone: its wall clock there."""
     zone, query = key.split("|", 1)
     e = make_env(tmp_path, settings={"table.local-time-zone": zone})
-    ours = [[kind.short, *(None if v is None else str(v) for v in row)]
-            for kind, row in e.execute_sql(query).collect(timeout=60)]
+    ours = text_rows(e, query)
     e.close()
-    assert _folded(ours) == _folded(FLINK["zoned"][key]["rows"])
+    assert ours == fold_text(FLINK["zoned"][key]["rows"])
 
 
 @pytest.mark.parametrize("case", sorted(k for k in FLINK["sinks"] if k != "cases"))

@@ -11,13 +11,12 @@ answers must give the same rows once folded; one Flink refuses must be refused h
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from streamsql.core.errors import StreamSQLError
-from tests.runtime.oracle import make_env
+from tests.runtime.oracle import assert_answer_as_flink, fold_text, make_env, text_rows
 
 FLINK = json.loads(Path(__file__).with_name("timestamp_precision_flink.json").read_text())
 
@@ -69,19 +68,6 @@ READ_KNOWN: dict[str, str] = dict.fromkeys(filter(_more_digits_than_held, FLINK.
                                            _EXTRA_DIGITS)
 
 
-def _folded(changelog: list[list]) -> Counter:
-    """The rows a changelog ``[kind, value...]`` leaves (+I/+U add a row, -U/-D take it away)."""
-    rows: Counter = Counter()
-    for kind, *values in changelog:
-        rows[tuple(values)] += 1 if kind in ("+I", "+U") else -1
-    return +rows
-
-
-def _ours(env, query: str) -> Counter:
-    return _folded([[kind.short, *(None if v is None else str(v) for v in row)]
-                    for kind, row in env.execute_sql(query).collect(timeout=60)])
-
-
 @pytest.fixture
 def env(tmp_path):
     e = make_env(tmp_path, settings={"table.local-time-zone": "UTC"})
@@ -93,12 +79,7 @@ def env(tmp_path):
 def test_query_as_flink(env, query):
     if query in KNOWN:
         pytest.xfail(KNOWN[query])
-    answer = FLINK["queries"][query]
-    if "error" in answer:
-        with pytest.raises(StreamSQLError):
-            _ours(env, query)
-        return
-    assert _ours(env, query) == _folded(answer["rows"])
+    assert_answer_as_flink(env, query, FLINK["queries"][query])
 
 
 @pytest.mark.parametrize("key", sorted(FLINK.get("reads", {})))
@@ -119,11 +100,7 @@ def test_read_and_write_as_flink(tmp_path, key):
                           f"'path' = '{path}', 'format' = '{fmt}')")
         for part, query in (("values", f"SELECT {', '.join(f'CAST({n} AS STRING)' for n in names)} FROM r"),
                             ("comparisons", f"SELECT {', '.join(FLINK['comparisons'][kind])} FROM r")):
-            if "error" in answer[part]:
-                with pytest.raises(StreamSQLError):
-                    _ours(e, query)
-            else:
-                assert _ours(e, query) == _folded(answer[part]["rows"]), part
+            assert_answer_as_flink(e, query, answer[part])
         if "written_error" in answer:
             with pytest.raises(StreamSQLError):
                 e.execute_sql("INSERT INTO w SELECT * FROM r").wait(60)
@@ -147,7 +124,7 @@ _V9 = ("(VALUES (1, CAST('2024-01-01 10:00:00.123456789' AS TIMESTAMP(9))), "
 def test_nanoseconds_refused_where_not_held(env, query, message):
     """Where a TIMESTAMP(9) cannot keep its nanoseconds here, the job fails saying so (never cut)."""
     with pytest.raises(StreamSQLError, match=message):
-        _ours(env, query)
+        text_rows(env, query)
 
 
 def test_nanoseconds_in_python_object_state_refused_or_kept(env):
@@ -157,13 +134,13 @@ def test_nanoseconds_in_python_object_state_refused_or_kept(env):
     answer is Flink's (two values 1 ns apart count 2). Never the cut answer (1)."""
     query = f"SELECT k, COUNT(DISTINCT b) FROM {_V9} GROUP BY k"
     try:
-        answer = _ours(env, query)
+        answer = text_rows(env, query)
     except StreamSQLError as e:
         assert "holds values as Python objects" in str(e)
     else:
-        assert answer == _folded([["+I", "1", "2"]])
+        assert answer == fold_text([["+I", "1", "2"]])
 
 
 def test_date_format_of_nanoseconds_refused_at_its_position(env):
     with pytest.raises(StreamSQLError, match=r"DATE_FORMAT: .*below the microsecond.*line 1, column 11"):
-        _ours(env, f"SELECT k, DATE_FORMAT(b, 'HH:mm:ss.SSSSSSS') FROM {_V9}")
+        text_rows(env, f"SELECT k, DATE_FORMAT(b, 'HH:mm:ss.SSSSSSS') FROM {_V9}")

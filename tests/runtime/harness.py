@@ -7,6 +7,9 @@ id, snapshot/restore of the whole backend).
 
 from __future__ import annotations
 
+import pyarrow as pa
+
+from streamsql.core.elements import Batch, Watermark
 from streamsql.runtime.operators.base import OperatorContext
 from streamsql.state.factory import create_backend
 
@@ -69,3 +72,27 @@ def replay_across_restore(open_op, play, steps: list, cut: int, workdir):
     after = play(second, steps[cut:])
     b2.close()
     return expected, before + after, ref.ctx.metrics, pending
+
+
+def play_steps(op, steps: list, schema: pa.Schema) -> list[tuple]:
+    """Feed an opened operator ``("batch", rows)`` and ``("wm", ms)`` steps; collect the rows it emits.
+
+    Args:
+        op: an opened operator (see :func:`open_operator`).
+        steps: ``("batch", [row tuple, ...])`` (one value per field of ``schema``; timestamps as
+            int ms) or ``("wm", watermark ms)``.
+        schema: the input batches' schema.
+
+    Returns:
+        The rows of every output batch, in order, as tuples.
+    """
+    out = []
+    for what, arg in steps:
+        if what == "batch":
+            arrays = [pa.array(col, pa.int64()).cast(f.type) if pa.types.is_timestamp(f.type)
+                      else pa.array(col, f.type) for col, f in zip(zip(*arg), schema)]
+            elements = op.process_batch(Batch(pa.Table.from_arrays(arrays, schema=schema)), 0)
+        else:
+            elements = op.process_watermark(Watermark(arg))
+        out += [tuple(r.values()) for el in elements if isinstance(el, Batch) for r in el.table.to_pylist()]
+    return out

@@ -11,9 +11,11 @@ from decimal import Decimal
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from streamsql import StreamEnvironment
 from streamsql.core.elements import RowKind
+from streamsql.core.errors import StreamSQLError
 
 #: The oracle table: (name, Flink type, DuckDB type).
 COLUMNS = [
@@ -163,6 +165,40 @@ def fold(changelog) -> Counter:
             msg = f"unknown row kind {kind!r}"
             raise AssertionError(msg)
     return state
+
+
+def fold_text(changelog: list[list]) -> Counter:
+    """The rows a recorded changelog ``[kind, value...]`` (kinds ``'+I'`` ...) leaves.
+
+    +I/+U add a row, -U/-D take one away; rows whose count ends at zero or below are dropped
+    (unlike :func:`fold`, no retraction fails).
+    """
+    rows: Counter = Counter()
+    for kind, *values in changelog:
+        rows[tuple(values)] += 1 if kind in ("+I", "+U") else -1
+    return +rows
+
+
+def text_rows(env: StreamEnvironment, query: str, timeout: float = 60) -> Counter:
+    """Our changelog of ``query`` with every value as ``str`` (None kept), folded by :func:`fold_text`.
+
+    Comparable with Flink's changelogs recorded with every value CAST to STRING in the query.
+    """
+    return fold_text([[kind.short, *(None if v is None else str(v) for v in row)]
+                      for kind, row in env.execute_sql(query).collect(timeout=timeout)])
+
+
+def assert_answer_as_flink(env: StreamEnvironment, query: str, answer: dict) -> None:
+    """Flink's recorded ``answer`` to ``query`` (``{"rows": changelog}`` or ``{"error": text}``) is ours.
+
+    Flink's rows must be ours once both are folded (:func:`text_rows`); a query Flink refused (or
+    whose job failed) must be refused here with a :class:`StreamSQLError`.
+    """
+    if "error" in answer:
+        with pytest.raises(StreamSQLError):
+            text_rows(env, query)
+        return
+    assert text_rows(env, query) == fold_text(answer["rows"])
 
 
 def stream_rows(env: StreamEnvironment, sql: str, timeout: float = 30) -> Counter:

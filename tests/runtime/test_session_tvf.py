@@ -16,10 +16,10 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from streamsql.core.elements import MAX_WATERMARK, Batch, Watermark
+from streamsql.core.elements import MAX_WATERMARK
 from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.operators.session_tvf import SessionTableFunctionOperator
-from tests.runtime.harness import open_operator, replay_across_restore
+from tests.runtime.harness import open_operator, play_steps, replay_across_restore
 
 BACKENDS = ["hashmap", "rocksdb"]
 BASE = 1714521600000  # 2024-05-01 00:00:00 UTC, ms
@@ -48,17 +48,7 @@ def _script(seed: int) -> list:
 
 
 def _play(op, steps) -> list[tuple]:
-    out = []
-    for what, arg in steps:
-        if what == "batch":
-            ids, ks, vs, ts = zip(*arg)
-            arrays = [pa.array(ids, pa.int32()), pa.array(ks, pa.string()), pa.array(vs, pa.int32()),
-                      pa.array(ts, pa.int64()).cast(pa.timestamp("ms"))]
-            elements = op.process_batch(Batch(pa.Table.from_arrays(arrays, schema=SCHEMA)), 0)
-        else:
-            elements = op.process_watermark(Watermark(arg))
-        out += [tuple(r.values()) for el in elements if isinstance(el, Batch) for r in el.table.to_pylist()]
-    return out
+    return play_steps(op, steps, SCHEMA)
 
 
 @pytest.mark.parametrize("backend_name", BACKENDS)

@@ -20,11 +20,11 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from streamsql.core.elements import MAX_WATERMARK, Batch, Watermark
+from streamsql.core.elements import MAX_WATERMARK
 from streamsql.core.errors import SqlError
 from streamsql.runtime.operators.temporal_sort import TemporalSortOperator
 from tests.compat.changelog import fold
-from tests.runtime.harness import open_operator, replay_across_restore
+from tests.runtime.harness import open_operator, play_steps, replay_across_restore
 from tests.runtime.oracle import make_env
 
 CASES = Path(__file__).resolve().parents[1] / "compat" / "cases"
@@ -102,17 +102,7 @@ def _script(seed: int) -> list:
 
 
 def _play(op, steps) -> list[tuple]:
-    out = []
-    for what, arg in steps:
-        if what == "batch":
-            ids, ks, vs, ts = zip(*arg)
-            arrays = [pa.array(ids, pa.int32()), pa.array(ks, pa.string()), pa.array(vs, pa.int32()),
-                      pa.array(ts, pa.int64()).cast(pa.timestamp("ms"))]
-            elements = op.process_batch(Batch(pa.Table.from_arrays(arrays, schema=SCHEMA)), 0)
-        else:
-            elements = op.process_watermark(Watermark(arg))
-        out += [tuple(r.values()) for el in elements if isinstance(el, Batch) for r in el.table.to_pylist()]
-    return out
+    return play_steps(op, steps, SCHEMA)
 
 
 @pytest.mark.parametrize("backend_name", BACKENDS)

@@ -43,11 +43,11 @@ from streamsql.functions.accumulators import key_values
 from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.join_state import rows_of
-from streamsql.runtime.operators.local_time import to_instant, to_local
+from streamsql.runtime.operators.local_time import to_local
 from streamsql.runtime.operators.rowtime_nulls import count_dropped
-from streamsql.runtime.operators.session_window import fire_sessions, islands_sql, merge_key
-from streamsql.runtime.operators.window_agg import WindowOperatorBase, _rows_to_table, add_late, rowtimes
-from streamsql.state.layout import ValueFormat, encode_keys, with_key_groups
+from streamsql.runtime.operators.session_window import fire_sessions, islands_sql, merge_batch, window_time
+from streamsql.runtime.operators.window_agg import WindowOperatorBase, _rows_to_table, rowtimes
+from streamsql.state.layout import ValueFormat, encode_keys
 
 #: A PARTITION BY key's open sessions with their rows (tagged msgpack).
 SESSION_ROWS = ValueFormat("session-tvf/sessions", 1)
@@ -118,16 +118,7 @@ class SessionTableFunctionOperator(WindowOperatorBase):
         for (key, sid), (first, last, idx) in sorted(groups.items(), key=lambda e: e[0][1]):
             idx.sort()  # arrival order
             by_key.setdefault(key, []).append((first, last + gap, [rows[i] for i in idx], len(idx)))
-        key_list = list(by_key)
-        state_keys = with_key_groups([key_bytes[k] for k in key_list])
-        puts: list = []
-        deletes: list = []
-        late = 0
-        for key, skey, old in zip(key_list, state_keys, self.ctx.state.get_many(state_keys)):
-            late += merge_key(SESSION_ROWS, self.timers, key, skey, old, by_key[key], self.watermark, _concat,
-                              puts, deletes)
-        add_late(self.ctx.metrics, late)
-        self.ctx.state.write(puts, deletes)
+        merge_batch(self, SESSION_ROWS, by_key, key_bytes, _concat)
         return []
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
@@ -138,7 +129,7 @@ class SessionTableFunctionOperator(WindowOperatorBase):
         """A key's sessions that closed by ``wm``: their rows, with the window, into ``emitted``."""
         _, due = fire_sessions(SESSION_ROWS, skey, raw, wm, puts, deletes)
         for start, end, rows in due:
-            time = int(to_instant(np.array([end - 1], np.int64), self.spec.zone)[0])
+            time = window_time(end, self.spec.zone)
             emitted.extend((end, tuple(r) + (start, end, time)) for r in rows)
 
     def _to_table(self, rows: list[tuple]) -> pa.Table:

@@ -155,6 +155,35 @@ def merge_key(fmt: ValueFormat, timers, key: tuple, skey: bytes, old: bytes | No
     return late
 
 
+def merge_batch(op, fmt: ValueFormat, by_key: dict[tuple, list], key_bytes: dict[tuple, bytes],
+                merge) -> None:
+    """Merge a batch's windows into ``op``'s open sessions, key by key (:func:`merge_key`), and write them.
+
+    Args:
+        op: the session operator (its ``ctx`` state and metrics, ``timers`` and ``watermark``).
+        fmt: the format of a key's state value (see :func:`merge_key`).
+        by_key: each key's new windows ``(start, end, payload, rows)``, in the order they merge in.
+        key_bytes: each key's encoded key (before its key group is prefixed).
+        merge: ``merge(a, b)``: the payload of two merged sessions.
+
+    Rows of a window that is late (see :func:`merge_key`) are counted in ``late_records``.
+    """
+    keys = list(by_key)
+    state_keys = with_key_groups([key_bytes[k] for k in keys])
+    puts: list = []
+    deletes: list = []
+    late = 0
+    for key, skey, old in zip(keys, state_keys, op.ctx.state.get_many(state_keys)):
+        late += merge_key(fmt, op.timers, key, skey, old, by_key[key], op.watermark, merge, puts, deletes)
+    add_late(op.ctx.metrics, late)
+    op.ctx.state.write(puts, deletes)
+
+
+def window_time(end: int, zone) -> int:
+    """A session's ``window_time`` (ms, instant): its local ``end`` (ms) minus 1 as an instant in ``zone``."""
+    return int(to_instant(np.array([end - 1], np.int64), zone)[0])
+
+
 def fire_sessions(fmt: ValueFormat, skey: bytes, raw: bytes, wm: int, puts: list, deletes: list
                   ) -> tuple[tuple, list]:
     """A key's state value ``raw`` (``[key, sessions]`` of ``fmt``) split at watermark ``wm`` (ms, local).
@@ -236,19 +265,9 @@ class SessionWindowAggOperator(WindowAggBase):
                                             encode_keys(part.columns[:nk], part.num_rows)):
             by_key.setdefault(g[:nk], []).append([first, last + gap, acc, acc[0], g[nk]])
             encoded.setdefault(g[:nk], enc)
-        keys = list(by_key)
-        state_keys = with_key_groups([encoded[k] for k in keys])
-        olds = self.ctx.state.get_many(state_keys)
-        wm = self.watermark
-        puts: list = []
-        deletes: list = []
-        late = 0
-        for k, skey, old in zip(keys, state_keys, olds):
-            windows = [w[:4] for w in sorted(by_key[k], key=lambda s: s[4])]  # time (rows: arrival) order
-            late += merge_key(SESSIONS, self.timers, k, skey, old, windows, wm, aggregates.merge, puts,
-                              deletes)
-        add_late(self.ctx.metrics, late)
-        self.ctx.state.write(puts, deletes)
+        ordered = {k: [w[:4] for w in sorted(ws, key=lambda s: s[4])]  # time (rows: arrival) order
+                   for k, ws in by_key.items()}
+        merge_batch(self, SESSIONS, ordered, encoded, aggregates.merge)
         return []
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
@@ -259,5 +278,5 @@ class SessionWindowAggOperator(WindowAggBase):
         """A key's sessions that ended by ``wm`` into ``emitted``; the rest stay."""
         key, due = fire_sessions(SESSIONS, skey, raw, wm, puts, deletes)
         for start, end, acc in due:
-            time = int(to_instant(np.array([end - 1], np.int64), self.spec.zone)[0])
+            time = window_time(end, self.spec.zone)
             emitted.append((end, key + (start, end, time) + self.aggregates.result(acc)))
