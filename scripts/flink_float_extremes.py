@@ -3,9 +3,11 @@
 Writes ``tests/functions/float_extremes_flink.json``: table ``t`` (``g INT, d DOUBLE, ts``; group
 ``g``'s values one second apart in arrival order, all in one 10-second window) and per path (GROUP
 BY, TUMBLE, HOP, CUMULATE and SESSION window TVFs) its query and the rows Flink collected, the
-calls as STRING (Java's text). It shows that in a TUMBLE window TVF a value after a NaN never
-replaces MIN / MAX (``[1.0, NaN, 2.0]``: MAX 1.0), while the other paths follow Java's ``<`` / ``>``
-row by row (MAX 2.0). Run with ``/work/flinkvenv/bin/python scripts/flink_float_extremes.py``
+calls as STRING (Java's text); besides, TUMBLE with MAX alone and with COUNT(*) and LAST_VALUE
+added. It shows that in a slicing window TVF (TUMBLE, HOP, CUMULATE) whose calls are MIN(d) and
+MAX(d) a value after a NaN never replaces them (``[1.0, NaN, 2.0]``: MAX 1.0), while GROUP BY,
+SESSION and the same TUMBLE with more calls follow Java's ``<`` / ``>`` row by row (MAX 2.0).
+Run with ``/work/flinkvenv/bin/python scripts/flink_float_extremes.py``
 (one Flink job per path, under ``flock /tmp/flink.lock`` on a shared machine).
 """
 
@@ -32,7 +34,11 @@ _TVF = {"tumble": "TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)",
         "session": "SESSION(TABLE t PARTITION BY g, DESCRIPTOR(ts), INTERVAL '3' SECOND)"}
 QUERIES = {"group": f"SELECT g, {CALLS} FROM t GROUP BY g",
            **{k: f"SELECT g, CAST(window_start AS STRING), {CALLS} FROM TABLE({tvf}) "
-                 "GROUP BY g, window_start, window_end" for k, tvf in _TVF.items()}}
+                 "GROUP BY g, window_start, window_end" for k, tvf in _TVF.items()},
+           "tumble_max": f"SELECT g, CAST(MAX(d) AS STRING) FROM TABLE({_TVF['tumble']}) "
+                         "GROUP BY g, window_start, window_end",
+           "tumble_more_calls": f"SELECT g, {CALLS}, COUNT(*), CAST(LAST_VALUE(d) AS STRING) "
+                                f"FROM TABLE({_TVF['tumble']}) GROUP BY g, window_start, window_end"}
 
 
 def rows() -> list[dict]:
