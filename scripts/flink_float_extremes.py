@@ -4,7 +4,7 @@ Writes ``tests/functions/float_extremes_flink.json``: table ``t`` (``g INT, d DO
 ``g``'s values one second apart in arrival order, all in one 10-second window) and per path (GROUP
 BY, TUMBLE, HOP, CUMULATE and SESSION window TVFs) its query and the rows Flink collected, the
 calls as STRING (Java's text); besides, TUMBLE with MAX alone and with COUNT(*) and LAST_VALUE
-added. It shows that in a slicing window TVF (TUMBLE, HOP, CUMULATE) whose calls are MIN(d) and
+added, and TUMBLE and HOP in ONE_PHASE. It shows that in a slicing window TVF (TUMBLE, HOP, CUMULATE) whose calls are MIN(d) and
 MAX(d) a value after a NaN never replaces them (``[1.0, NaN, 2.0]``: MAX 1.0), while GROUP BY,
 SESSION and the same TUMBLE with more calls follow Java's ``<`` / ``>`` row by row (MAX 2.0).
 Run with ``/work/flinkvenv/bin/python scripts/flink_float_extremes.py``
@@ -39,6 +39,9 @@ QUERIES = {"group": f"SELECT g, {CALLS} FROM t GROUP BY g",
                          "GROUP BY g, window_start, window_end",
            "tumble_more_calls": f"SELECT g, {CALLS}, COUNT(*), CAST(LAST_VALUE(d) AS STRING) "
                                 f"FROM TABLE({_TVF['tumble']}) GROUP BY g, window_start, window_end"}
+#: Paths run with settings: the TUMBLE and HOP queries in one phase (no LocalWindowAggregate).
+SETTINGS = {"tumble_one_phase": ("tumble", {"table.optimizer.agg-phase-strategy": "ONE_PHASE"}),
+            "hop_one_phase": ("hop", {"table.optimizer.agg-phase-strategy": "ONE_PHASE"})}
 
 
 def rows() -> list[dict]:
@@ -58,11 +61,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "t.json"
         path.write_text("".join(json.dumps(r) + "\n" for r in data))
-        for name, query in QUERIES.items():
+        for name in [*QUERIES, *SETTINGS]:
+            base, settings = SETTINGS.get(name, (name, {}))
+            query = QUERIES[base]
             t = table_env(utc=True)
+            for key, value in settings.items():
+                t.get_config().set(key, value)
             t.execute_sql(f"CREATE TABLE t ({TABLE}) WITH ('connector' = 'filesystem', "
                           f"'path' = '{path}', 'format' = 'json')")
-            out["paths"][name] = {"query": query, "rows": collect(t, query, kinds=True)}
+            plan = t.explain_sql(query)
+            out["paths"][name] = {"query": query, "settings": settings, "rows": collect(t, query, kinds=True),
+                                  "local_global": "LocalWindowAggregate" in plan}
             print(name, "done", flush=True)
     OUT.write_text(json.dumps(out, indent=1) + "\n")
     return 0
