@@ -3,10 +3,12 @@
 Writes ``tests/functions/float_extremes_flink.json``: table ``t`` (``g INT, d DOUBLE, ts``; group
 ``g``'s values one second apart in arrival order, all in one 10-second window) and per path (GROUP
 BY, TUMBLE, HOP, CUMULATE and SESSION window TVFs) its query and the rows Flink collected, the
-calls as STRING (Java's text); besides, TUMBLE with MAX alone and with COUNT(*) and LAST_VALUE
-added, and TUMBLE and HOP in ONE_PHASE. It shows that in a slicing window TVF (TUMBLE, HOP, CUMULATE) whose calls are MIN(d) and
-MAX(d) a value after a NaN never replaces them (``[1.0, NaN, 2.0]``: MAX 1.0), while GROUP BY,
-SESSION and the same TUMBLE with more calls follow Java's ``<`` / ``>`` row by row (MAX 2.0).
+calls as STRING (Java's text), Flink's settings and whether its plan has a LocalWindowAggregate;
+besides, TUMBLE with MAX alone, with COUNT(*) and LAST_VALUE added, and TUMBLE and HOP in
+ONE_PHASE. In the default (AUTO) plan of a mergeable window aggregate, two phases, a value after a
+NaN may be lost (``[1.0, NaN, 2.0]``: MAX 1.0; a bundle's partial led by NaN is NaN and the global
+merge never takes it); GROUP BY, SESSION and every one-phase plan follow Java's ``<`` / ``>`` row by
+row (MAX 2.0).
 Run with ``/work/flinkvenv/bin/python scripts/flink_float_extremes.py``
 (one Flink job per path, under ``flock /tmp/flink.lock`` on a shared machine).
 """
