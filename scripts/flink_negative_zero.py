@@ -47,7 +47,8 @@ def messages(fmt: str) -> list[str]:
         return [row(i) for i in ids]
     if fmt == "debezium-json":
         out = [f'{{"before":null,"after":{row(i)},"op":"c"}}' for i in ids]
-        return [*out, f'{{"before":{row(1)},"after":{row(2)},"op":"u"}}', f'{{"before":{row(3)},"after":null,"op":"d"}}']
+        return [*out, f'{{"before":{row(1)},"after":{row(2)},"op":"u"}}',
+                f'{{"before":{row(3)},"after":null,"op":"d"}}']
     meta = '"database":"db","table":"t"'
     if fmt == "canal-json":
         out = [f'{{"data":[{row(i)}],"old":null,"type":"INSERT",{meta}}}' for i in ids]
@@ -98,8 +99,8 @@ def main() -> None:
         for cols in (COLUMNS, COLUMNS + ", dm DECIMAL(10, 2)"):
             name = "t_" + fmt.replace("-", "_") + ("_dec" if cols != COLUMNS else "")
             lines_table(tenv, name, cols, root / name, messages(fmt), fmt, False)
-            formats[name] = {"format": fmt, "columns": cols, "messages": messages(fmt),
-                             "rows": rows_or_error(tenv, f"SELECT * FROM {name}", lambda r: json.dumps(as_json(r)))}
+            rows = rows_or_error(tenv, f"SELECT * FROM {name}", lambda r: json.dumps(as_json(r)))
+            formats[name] = {"format": fmt, "columns": cols, "messages": messages(fmt), "rows": rows}
             print(name, formats[name]["rows"], flush=True)
     lines_table(tenv, "fd", "f FLOAT, d DOUBLE", root / "fd", ['{"f":0.1,"d":0.1}'], "json", False)
     grid = {}
