@@ -108,13 +108,6 @@ KNOWN: dict[int, str] = {
              "-1.1111111111111111E307 in Flink, -Infinity here"),
     500200: ("winagg35 area: AVG(f) of a lone -0.0 in a SESSION window (PARTITION BY f) is -0.0 in Flink, "
              "0.0 here"),
-    500125: ("UNION ALL of a FLOAT column (first) and a DOUBLE column is FLOAT in Flink 2.3 (its DOUBLE "
-             "values narrowed: 0.1 is 0.10000000149011612), DOUBLE here; not followed yet (whether the "
-             "DOUBLE-first order gives DOUBLE is not recorded)"),
-    500155: ("as 500125: COUNT(DISTINCT v) over a FLOAT UNION ALL DOUBLE: Flink counts the values "
-             "narrowed to FLOAT"),
-    500210: "as 500125: MAX(v) over a FLOAT UNION ALL DOUBLE is a FLOAT in Flink",
-    500289: "as 500125: a FLOAT UNION ALL DOUBLE column is FLOAT in Flink",
     500156: ("window Top-N (ROW_NUMBER ORDER BY a ASC, p ASC) over a FLOAT key p holding NaN: Flink ranks "
              "the NaN key first where StreamSQL ranks -Infinity / 0.0 first. Likely Flink's generated "
              "comparator (a < b, a > b on the primitives: NaN is neither, so it ties with every value and "

@@ -206,7 +206,8 @@ def rows_type(types: list[SqlType | None]) -> SqlType | None:
     known = [t for t in types if not is_null(t)]
     if known and all(t is not None and t.name in _TIMES for t in known):
         return least_restrictive(types)
-    if known and all(t is not None and t.is_numeric for t in known) and any(t.name in _APPROXIMATE for t in known):
+    if known and all(t is not None and t.is_numeric for t in known) \
+            and any(t.name in _APPROXIMATE for t in known):
         return least_restrictive(types)
     if known and all(t is not None and (t.name == "DECIMAL" or t.name in _INT_RANK) for t in known) \
             and any(t.name == "DECIMAL" for t in known):
