@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from sqlglot import exp
 
+from streamsql.core.types import duckdb_cast
 from streamsql.functions.scalars.registry import TYPE, type_of
 from streamsql.functions.scalars.typerules import least_restrictive
 
@@ -40,8 +41,8 @@ def narrow_doubles(n: exp.Expression, keys: tuple[str, ...]) -> None:
         t = type_of(x)
         if t is None or t.name != "DOUBLE":
             continue
-        narrowed = replace(t, name="FLOAT")
-        cast = exp.Cast(this=x.copy(), to=narrowed.duckdb_type())
+        narrowed = replace(t, name="FLOAT")  # Java's (float): ±Infinity past the range
+        cast = exp.Var(this="(" + duckdb_cast(f"({x.sql(dialect='duckdb')})", t, narrowed) + ")")
         cast.meta[TYPE] = narrowed
         if i is None:
             n.set(k, cast)
