@@ -15,12 +15,18 @@ Rules shared with Flink's deserializers (``CanalJsonDeserializationSchema``, ...
   ``topic[partition]@offset`` and the option that skips it), unless
   ``'<format>.ignore-parse-errors'``: then it is skipped and counted (``skipped``), and a value
   that does not convert is NULL with the row kept;
-- every row of a message carries the message's metadata columns (``METADATA FROM 'value.<key>'``).
+- every row of a message carries the message's metadata columns (``METADATA FROM 'value.<key>'``);
+- a number ``-0`` is 0.0 in a FLOAT / DOUBLE field (Jackson's tree holds an integer 0), and when the
+  row type holds a DECIMAL anywhere every negative zero number (``-0.0``, ``-0E-5``) is 0.0 (as
+  Flink's ``JsonRowDataDeserializationSchema``, which then reads floats as ``BigDecimal``, and a
+  BigDecimal has no sign of zero); a quoted ``"-0.0"`` stays -0.0. The ``json`` format keeps -0.0
+  in all these cases (its parser-based deserializer). Recorded: ``scripts/flink_negative_zero.py``.
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
+from decimal import Decimal
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -150,6 +156,8 @@ class ChangelogJsonDecoder(Decoder):
         self.iso = options.get(f"{self.fmt}.timestamp-format.standard", "SQL") == "ISO-8601"
         self.converter = RowConverter(schema, False, self.ignore_errors, self.iso)
         self.exact_cols = {f.name for f in schema if f.type.name in ("DECIMAL", "STRING", "FLOAT")}
+        #: Whether every negative zero number reads as 0.0 (a DECIMAL in the row type, see module docstring).
+        self.unsigned_zeros = any(holds_decimal(f.type) for f in schema)
         self.metadata_keys: list[str] = []
         self._meta_convs: list[tuple[Metadata, Callable[[Any], Any]]] = []
         self.metadata: list[pa.Array] = []
@@ -275,7 +283,7 @@ class ChangelogJsonDecoder(Decoder):
         if not isinstance(row, dict):
             msg = f"expected a row object, got {'null' if row is None else type(row).__name__}"
             raise RecordError(msg)
-        return self.converter.convert(row)
+        return self.converter.convert(unsigned_zeros(row) if self.unsigned_zeros else row)
 
     def rows_of(self, found: list[Change]) -> list[tuple[tuple, int]]:
         """Converted rows of :meth:`changes`' output, a :class:`Partial` completed from the next row.
@@ -304,6 +312,29 @@ class ChangelogJsonDecoder(Decoder):
     def _metadata_arrays(self, metas: list[tuple]) -> list[pa.Array]:
         cols = list(zip(*metas)) if metas else [()] * len(self.metadata_keys)
         return [build_column(list(c), self.METADATA[k].type) for k, c in zip(self.metadata_keys, cols)]
+
+
+def holds_decimal(t) -> bool:
+    """Whether the SQL type ``t`` is a DECIMAL or holds one (a ROW field, an ARRAY / MAP element)."""
+    return t.name == "DECIMAL" or any(holds_decimal(c) for c in t.children)
+
+
+def unsigned_zeros(v: Any) -> Any:
+    """Parsed JSON ``v`` with each negative zero number (float or Decimal) made positive, nested too.
+
+    As Jackson's ``BigDecimal`` nodes (Flink's ``USE_BIG_DECIMAL_FOR_FLOATS``), which have no sign of
+    zero: ``-0.0`` reads as 0.0, ``Decimal('-0.00')`` as ``Decimal('0.00')`` (its scale kept). Strings
+    are left alone (a quoted ``"-0.0"`` stays -0.0 in Flink).
+    """
+    if isinstance(v, float):
+        return 0.0 if v == 0 else v
+    if isinstance(v, Decimal):
+        return v.copy_abs() if v.is_zero() else v
+    if isinstance(v, dict):
+        return {k: unsigned_zeros(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [unsigned_zeros(x) for x in v]
+    return v
 
 
 def old_row(changed: Any, position: int, fmt: str) -> dict:

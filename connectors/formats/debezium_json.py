@@ -111,6 +111,8 @@ class DebeziumJsonDecoder(ChangelogJsonDecoder):
         else:
             env = {n: combine(t.column(n)) for n in ("before", "after", "op")}
         before, after, op = env["before"], env["after"], env["op"]
+        if has_negative_zero(before) or has_negative_zero(after):  # "-0" or "-0.0": the text decides
+            raise _Fallback
         is_ins = pc.fill_null(pc.is_in(op, pa.array(["c", "r"])), False).to_numpy(zero_copy_only=False)
         is_u = pc.fill_null(pc.equal(op, "u"), False).to_numpy(zero_copy_only=False)
         is_d = pc.fill_null(pc.equal(op, "d"), False).to_numpy(zero_copy_only=False)
@@ -199,6 +201,25 @@ class DebeziumJsonDecoder(ChangelogJsonDecoder):
         if u:
             return [(before, RowKind.UPDATE_BEFORE), (after, RowKind.UPDATE_AFTER)]
         return [(before, RowKind.DELETE)]
+
+
+def has_negative_zero(a: pa.Array) -> bool:
+    """Whether Arrow array ``a`` holds a float -0.0, in a struct field / list / map element too.
+
+    Arrow reads both ``-0`` and ``-0.0`` as -0.0, where Flink's changelog formats read ``-0`` (and,
+    with a DECIMAL in the row type, ``-0.0``) as 0.0: such a batch takes the per-record path.
+    """
+    t = a.type
+    if pa.types.is_floating(t):
+        neg = pc.equal(pc.divide(pa.scalar(1.0, t), a), pa.scalar(float("-inf"), t))
+        return bool(pc.any(neg).as_py())
+    if pa.types.is_struct(t):
+        return any(has_negative_zero(a.field(i)) for i in range(t.num_fields))
+    if pa.types.is_map(t):
+        return has_negative_zero(a.keys) or has_negative_zero(a.items)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return has_negative_zero(a.flatten())
+    return False
 
 
 class _Fallback(Exception):

@@ -517,13 +517,19 @@ def duckdb_cast(expr: str, src: SqlType, dst: SqlType, depth: int = 0,
             f"lambda {v}: struct_pack(key := {key}, value := {value})))")
 
 
+#: The smallest DOUBLE Java's ``(float)`` rounds to Infinity (Float.MAX_VALUE + half an ulp, a tie
+#: rounded to the even Infinity); DuckDB fails on it and above, and rounds as Java below it.
+_FLOAT_OVER = 3.4028235677973366e38
+
+
 def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
     """``CAST(expr AS dst)`` as Flink writes into a sink column of type ``dst``.
 
     As Flink's sink type enforcers: a string is cut to VARCHAR(n)'s length (DuckDB ignores it)
     and blank-padded to CHAR(n)'s, bytes cut to VARBINARY(n)'s and zero-padded to BINARY(n)'s
     (:func:`bounded_bytes_sql`); a number that does not fit DECIMAL(p, s) is NULL (DuckDB
-    fails); a timestamp of a higher precision loses its extra digits as Flink's CAST cuts them
+    fails); a DOUBLE past FLOAT's range is ±Infinity as Java's ``(float)`` (DuckDB fails); a
+    timestamp of a higher precision loses its extra digits as Flink's CAST cuts them
     (:mod:`streamsql.core.timestamp_precision`; DuckDB rounds). A string or bytes value already of
     type ``dst`` (same length and padding) is not touched: Flink plans no cast between equal types,
     so a BINARY(2) column that a JSON source read as 3 bytes reaches a BINARY(2) sink column as 3
@@ -538,6 +544,10 @@ def _scalar_cast(expr: str, src: SqlType, dst: SqlType) -> str:
         return f"rpad(CAST({expr} AS VARCHAR), {dst.precision}, ' ')"
     if dst.name == "STRING" and dst.precision is not None:
         return f"left(CAST({expr} AS VARCHAR), {dst.precision})"
+    if src.name == "DOUBLE" and dst.name == "FLOAT":  # Java's (float): ±Infinity past the range
+        return (f"CASE WHEN ({expr}) >= {_FLOAT_OVER!r} THEN CAST('inf' AS FLOAT) "
+                f"WHEN ({expr}) <= {-_FLOAT_OVER!r} THEN CAST('-inf' AS FLOAT) "
+                f"ELSE CAST({expr} AS FLOAT) END")
     if dst.name == "DECIMAL" and src.is_numeric:  # a DOUBLE by its shortest text, as the CAST operator
         text = f"CAST({expr} AS VARCHAR)" if src.name == "DOUBLE" else expr
         return f"TRY_CAST({text} AS {dst.duckdb()})"

@@ -94,13 +94,6 @@ KNOWN: dict[int, str] = {
              "'1.0E-323' in Flink (its Double.toString predates the shortest-digits algorithm), "
              "'9.9E-324' here"),
     500084: "winagg35 area: SUM(f) of -0.0 values in a HOP window is -0.0 in Flink, 0.0 here",
-    500024: ("a -0.0 DOUBLE read from the debezium-json changelog qc is 0.0 in Flink (group key f and "
-             "MIN(r) of row 21), while the json format keeps -0.0 (seed 500084's keys): probably Flink's "
-             "node-based JsonRowDataDeserializationSchema, which debezium-json uses, parses floats as "
-             "BigDecimal (no negative zero) before Double.parseDouble; not confirmed on Flink's source, "
-             "not followed yet"),
-    500025: "as 500024: a -0.0 FLOAT r read from debezium-json qc is 0.0 in Flink (group key r, MAX(r))",
-    500030: "as 500024: MAX(f) of a debezium-json -0.0 is 0.0 in Flink",
     500018: ("no defined answer: SUM of DOUBLE over a UNION ALL of q and the changelog qc, whose "
              "99999999.99 is added and retracted: the rounding left (2.2 in Flink, 2.2000000029802322 "
              "here) depends on how the two sources' rows interleave at the aggregate, which is timing in "
@@ -119,19 +112,6 @@ KNOWN: dict[int, str] = {
              "-1.1111111111111111E307 in Flink, -Infinity here"),
     500200: ("winagg35 area: AVG(f) of a lone -0.0 in a SESSION window (PARTITION BY f) is -0.0 in Flink, "
              "0.0 here"),
-    500143: "as 500024: MAX(f) FILTER of a debezium-json -0.0 is 0.0 in Flink",
-    500145: "as 500024: SUM(DISTINCT f) and MAX(f) of a debezium-json -0.0 are 0.0 in Flink",
-    500183: "as 500024: a debezium-json -0.0 (group key r, MIN(f)) is 0.0 in Flink",
-    500222: ("as 500024: qc's -0.0 FLOATs are 0.0 in Flink, so its group r = 0.0 holds more rows "
-             "(COUNT(DISTINCT f) 3, MAX(d) 12.50; 2 and 2.50 here)"),
-    500256: "as 500024: the group key f of a debezium-json -0.0 is 0.0 in Flink",
-    500125: ("UNION ALL of a FLOAT column (first) and a DOUBLE column is FLOAT in Flink 2.3 (its DOUBLE "
-             "values narrowed: 0.1 is 0.10000000149011612), DOUBLE here; not followed yet (whether the "
-             "DOUBLE-first order gives DOUBLE is not recorded)"),
-    500155: ("as 500125: COUNT(DISTINCT v) over a FLOAT UNION ALL DOUBLE: Flink counts the values "
-             "narrowed to FLOAT"),
-    500210: "as 500125: MAX(v) over a FLOAT UNION ALL DOUBLE is a FLOAT in Flink",
-    500289: "as 500125: a FLOAT UNION ALL DOUBLE column is FLOAT in Flink",
     500156: ("window Top-N (ROW_NUMBER ORDER BY a ASC, p ASC) over a FLOAT key p holding NaN: Flink ranks "
              "the NaN key first where StreamSQL ranks -Infinity / 0.0 first. Likely Flink's generated "
              "comparator (a < b, a > b on the primitives: NaN is neither, so it ties with every value and "
@@ -144,13 +124,9 @@ KNOWN: dict[int, str] = {
              "Calcite reduces AVG OVER to SUM / COUNT in the argument's type: not followed yet"),
     500305: ("winagg35 area: MAX(f) of a CUMULATE window over NaN / Infinity (Flink -Infinity and 2.5, "
              "StreamSQL 1.0 and 1.0E308)"),
-    500314: ("as 500024: qc's -0.0 FLOATs are 0.0 in Flink, one group r = 0.0 of 3 rows where StreamSQL "
-             "has -0.0 (1) and 0.0 (2)"),
     500113: ("a CUMULATE window's SUM of DECIMAL(38, 18) past 38 digits: Flink's sum is NULL, then starts "
              "again from the next value; StreamSQL's slicing window sums each batch's rows of a slice in "
              "DuckDB, so the job fails naming the call (tests/functions/test_decimal_sum_overflow.py)"),
-    500042: "as 500024: SELECT DISTINCT of a debezium-json -0.0 is 0.0 in Flink",
-    500043: "as 500024: MIN(f) of a debezium-json -0.0 is 0.0 in Flink",
     500047: ("as 500156: a window Top-N ORDER BY a DESC over SUM(DISTINCT f) values holding NaN: Flink "
              "ranks NaN otherwise than StreamSQL (which ranks it first, as DuckDB's order)"),
     500116: ("as 500156: a window Top-N ORDER BY r DESC, id over FLOATs holding NaN: Flink ranks "

@@ -52,6 +52,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
+from streamsql.functions.scalars.float_compare import narrow_doubles
 from streamsql.functions.scalars.registry import DEAD_CODE, NULL, TYPE, FunctionError, time_operand, type_of
 from streamsql.functions.scalars.typerules import branches, common_type, least_restrictive
 
@@ -132,6 +133,7 @@ def check_operands(n: exp.Expression) -> exp.Expression:
     elif isinstance(n, exp.In) and _bitmap(n.this, *n.expressions):
         raise _cannot_apply(n, "IN", "<BITMAP> IN (...)", "<COMPARABLE_TYPE> IN (<COMPARABLE_TYPE>, ...)")
     elif isinstance(n, exp.In):
+        narrow_doubles(n, ("this", "expressions"))
         _in_numbers_as_text(n)
         _same_time_precision(n, "IN", n.this, n.expressions)
         if _known(type_of(n.this)) and n.expressions:
@@ -342,6 +344,7 @@ def _comparison(n: exp.Expression, op: str, cast: bool) -> None:
     lt, rt = type_of(n.this), type_of(n.expression)
     if not (_known(lt) and _known(rt)):
         return
+    narrow_doubles(n, ("this", "expression"))
     if _string_and_number(lt, rt):
         if not cast:
             if DEAD_CODE.get():  # Flink's code generator refuses it: code Flink drops passes

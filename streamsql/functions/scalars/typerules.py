@@ -198,10 +198,16 @@ def rows_type(types: list[SqlType | None]) -> SqlType | None:
     """The type of values brought together by position: a UNION's or VALUES' column, ARRAY[...].
 
     :func:`least_restrictive` for TIMESTAMPs and TIMESTAMP_LTZs (Flink 2.3: ``SELECT ts ... UNION ALL
-    SELECT ltz ...`` is TIMESTAMP(3), ``ARRAY[ts, ltz]`` ARRAY<TIMESTAMP(3)>), else :func:`common_type`.
+    SELECT ltz ...`` is TIMESTAMP(3), ``ARRAY[ts, ltz]`` ARRAY<TIMESTAMP(3)>) and for numbers of which
+    one is FLOAT or DOUBLE (Flink 2.3: ``SELECT f ... UNION ALL SELECT d ...`` of a FLOAT f and a
+    DOUBLE d is FLOAT, d's values narrowed; DOUBLE first gives DOUBLE; recorded by
+    ``scripts/flink_negative_zero.py``), else :func:`common_type`.
     """
     known = [t for t in types if not is_null(t)]
     if known and all(t is not None and t.name in _TIMES for t in known):
+        return least_restrictive(types)
+    if known and all(t is not None and t.is_numeric for t in known) \
+            and any(t.name in _APPROXIMATE for t in known):
         return least_restrictive(types)
     if known and all(t is not None and (t.name == "DECIMAL" or t.name in _INT_RANK) for t in known) \
             and any(t.name == "DECIMAL" for t in known):

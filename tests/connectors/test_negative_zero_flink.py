@@ -1,0 +1,77 @@
+"""-0 and -0.0 read by the JSON formats, against Flink 2.3's answers.
+
+``negative_zero_flink.json`` is written by ``scripts/flink_negative_zero.py``: filesystem tables in
+``json``, ``debezium-json``, ``canal-json`` and ``maxwell-json`` (with and without a DECIMAL column)
+whose numbers are spellings of a negative zero, at top level and in a ROW, an ARRAY and a MAP. The
+changelog formats read ``-0`` as 0.0, and every negative zero number as 0.0 when the row type holds
+a DECIMAL (Jackson's BigDecimal nodes); ``json`` keeps -0.0. The signs are compared as JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from streamsql import StreamEnvironment
+
+ORACLE = json.loads((Path(__file__).parent / "negative_zero_flink.json").read_text(encoding="utf-8"))
+
+
+def _plain(v):
+    """A value as the recording spells it: a ROW (a dict here) as its field list, a MAP as a dict."""
+    if isinstance(v, dict):
+        return [_plain(x) for x in v.values()]
+    if isinstance(v, list) and v and all(isinstance(x, tuple) for x in v):
+        return {k: _plain(x) for k, x in v}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _kind(k) -> str:
+    return {0: "+I", 1: "-U", 2: "+U", 3: "-D"}[int(k)]
+
+
+#: Left: the ``json`` format reads the integer ``-0`` as 0.0 where Flink's parser-based
+#: deserializer keeps -0.0 (orjson's int 0 has no sign; Arrow's fast path keeps it).
+_JSON_INT_ZERO = pytest.mark.xfail(strict=True, reason="json format: '-0' is 0.0 here, -0.0 in Flink")
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_JSON_INT_ZERO) if n.startswith("t_json") else n
+                                  for n in sorted(ORACLE["formats"])])
+def test_negative_zeros_are_flinks(name, tmp_path):
+    case = ORACLE["formats"][name]
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "r.json").write_text("\n".join(case["messages"]) + "\n")
+    config = {"execution.checkpointing.dir": str(tmp_path / "chk"), "state.dir": str(tmp_path / "st"),
+              "restart-strategy.type": "none"}
+    with StreamEnvironment(config) as env:
+        env.execute_sql(f"CREATE TABLE {name} ({case['columns']}) WITH ('connector' = 'filesystem', "
+                        f"'path' = '{folder}', 'format' = '{case['format']}')")
+        rows = list(env.execute_sql(f"SELECT * FROM {name}").collect(timeout=60))
+    got = sorted(json.dumps([_kind(k), *_plain(list(r))]) for k, r in rows)
+    assert got == case["rows"]
+
+
+@pytest.mark.parametrize("name", ["t_debezium_json", "t_debezium_json_dec"])
+def test_debezium_fast_path_negative_zeros(name, tmp_path):
+    """Without the quoted ``"-0.0"`` record (id 5) the whole file fits debezium's vectorised path.
+
+    Arrow reads ``-0`` as -0.0; the rows must still be Flink's (the recording's, less id 5's).
+    """
+    case = ORACLE["formats"][name]
+    folder = tmp_path / name
+    folder.mkdir()
+    numeric = [m for m in case["messages"] if '"-0.0"' not in m]
+    (folder / "r.json").write_text("\n".join(numeric) + "\n")
+    config = {"execution.checkpointing.dir": str(tmp_path / "chk"), "state.dir": str(tmp_path / "st"),
+              "restart-strategy.type": "none"}
+    with StreamEnvironment(config) as env:
+        env.execute_sql(f"CREATE TABLE {name} ({case['columns']}) WITH ('connector' = 'filesystem', "
+                        f"'path' = '{folder}', 'format' = 'debezium-json')")
+        rows = list(env.execute_sql(f"SELECT * FROM {name}").collect(timeout=60))
+    got = sorted(json.dumps([_kind(k), *_plain(list(r))]) for k, r in rows)
+    assert got == [r for r in case["rows"] if json.loads(r)[1] != 5]
