@@ -23,7 +23,10 @@ statement, and the file stops there); in that mode it prints the rows as they ar
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
+import threading
 import time
 from typing import TYPE_CHECKING, TextIO
 
@@ -115,17 +118,16 @@ def print_query(result: TableResult, out: TextIO, max_width: int = 30, go_on: bo
     out.write(printer.header([]))
     out.flush()
     count, start = 0, time.monotonic()
+    guard = _RowGuard()
     try:
-        for item in shown_changelog(result.collect(), result.column_types, result.time_zone):
-            line = printer.rows([item])
-            # a row is shown and counted together: "received a total of N" is the rows shown
-            signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
-            try:
-                out.write(line)
-                out.flush()
-                count += 1
-            finally:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
+        with guard:
+            for item in shown_changelog(result.collect(), result.column_types, result.time_zone):
+                line = printer.rows([item])
+                # a row is shown and counted together: "received a total of N" is the rows shown
+                with guard.row():
+                    out.write(line)
+                    out.flush()
+                    count += 1
     except KeyboardInterrupt:
         if not _ctrl_c():
             raise
@@ -145,6 +147,57 @@ def print_query(result: TableResult, out: TextIO, max_width: int = 30, go_on: bo
     if not go_on:
         raise KeyboardInterrupt  # the run ends (130), as Flink's client without a terminal
     INTERRUPTED.clear()  # taken: the script goes on
+
+
+class _RowGuard:
+    """Handles a signal of ``_HELD`` that arrives while a row is written and counted after that row.
+
+    Blocking the signals on this thread (``pthread_sigmask``) is not enough: the process's other
+    threads (the job's, librdkafka's, DuckDB's) may take the signal, and Python then runs its
+    handler in the main thread between any two bytecodes, e.g. between a row's write and its count
+    (seen under load: 4 rows shown, "received a total of 3 rows"). The handlers are wrapped only on
+    the main thread (the only one ``signal.signal`` works on); elsewhere rows are not guarded.
+    """
+
+    def __init__(self) -> None:
+        self._busy = False
+        self._pending: list[tuple[int, object]] = []
+        self._previous: dict[int, object] = {}
+
+    def __enter__(self) -> _RowGuard:
+        if threading.current_thread() is threading.main_thread():
+            for s in _HELD:
+                self._previous[s] = signal.signal(s, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for s, handler in self._previous.items():
+            signal.signal(s, handler)
+
+    @contextlib.contextmanager
+    def row(self):
+        self._busy = True
+        try:
+            yield
+        finally:
+            self._busy = False
+            pending, self._pending = self._pending, []
+            for signum, frame in pending:
+                self._call(signum, frame)
+
+    def _handle(self, signum: int, frame) -> None:
+        if self._busy:
+            self._pending.append((signum, frame))
+        else:
+            self._call(signum, frame)
+
+    def _call(self, signum: int, frame) -> None:
+        handler = self._previous[signum]
+        if callable(handler):
+            handler(signum, frame)
+        elif handler == signal.SIG_DFL:  # the default action (SIGTERM: end the process), as unwrapped
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
 
 
 def _ctrl_c() -> bool:
