@@ -1,19 +1,32 @@
 """Order-preserving bytes of ORDER BY keys, so that ranked rows sort with one bytes comparison.
 
 :func:`sort_keys` encodes each row's ORDER BY values into bytes whose byte-wise order is the SQL
-order Flink sorts by (as its generated comparators: numbers by value, DOUBLE as
-``Double.compare`` — ``-0.0`` before ``0.0``, NaN after +infinity —, strings and binaries by their
-UTF-8 bytes, booleans ``FALSE`` first), with ``ASC``/``DESC`` and ``NULLS FIRST``/``NULLS
-LAST`` per key. These bytes live inside state values (the ranked rows of a partition); they are
-not state keys, which use the one key encoding of :mod:`streamsql.state.layout`.
+order Flink sorts by: numbers by value, strings and binaries by their UTF-8 bytes, booleans
+``FALSE`` first, with ``ASC``/``DESC`` and ``NULLS FIRST``/``NULLS LAST`` per key. It is the one
+comparator rule of every sort-key path here (Top-N and window Top-N, the non-time OVER ORDER BY,
+the temporal sort's secondary keys), as Flink's generated ``RecordComparator`` is there
+(``ComparatorCodeGenerator`` over ``GenerateUtils.generateCompare``). These bytes live inside
+state values (the ranked rows of a partition); they are not state keys, which use the one key
+encoding of :mod:`streamsql.state.layout`.
+
+FLOAT and DOUBLE: Flink's comparator compares them as Java primitives, ``l > r ? 1 : l < r ? -1 :
+0`` — not ``Double.compare`` — so **-0.0 ties 0.0** (encoded alike here: tied rows keep their
+arrival order, as Flink keeps them; ``tests/runtime/sort_keys_flink.json``, recorded by
+``scripts/flink_sort_keys.py``). Under that rule a **NaN ties every number**, which is no order
+at all: where Flink puts a NaN row depends on the data structure and the rows it met (Top-N's
+and window Top-N's ``TreeMap`` merge it into the entry its search meets first; the non-time OVER's
+linear scan into the first non-NULL key: :func:`nan_joins_first`). These bytes put NaN after
++Infinity (one NaN, the positive one); the operators that follow Flink's placement of a NaN do so
+on top of them, the others document it as a difference.
 
 Per key, a row's segment is a marker byte (``0x00`` for a NULL sorting first, ``0x01`` for a
 value, ``0x02`` for a NULL sorting last), then the value: fixed-width types as big-endian bytes
 with the sign bit flipped (integers, dates, times, timestamps in microseconds, DECIMAL's
-unscaled 16 bytes; DOUBLE/FLOAT bits flipped as IEEE 754 total order); strings and binaries
-with ``0x00`` escaped as ``0x00 0xFF`` and terminated by ``0x00 0x00`` (so a prefix sorts
-first). ``DESC`` inverts the value bytes, never the marker. Fixed-width keys are encoded with
-numpy over the whole column; strings need one Python step per value.
+unscaled 16 bytes — a DECIMAL has no -0; DOUBLE/FLOAT bits flipped as IEEE 754 total order,
+after -0.0 is made 0.0); strings and binaries with ``0x00`` escaped as ``0x00 0xFF`` and
+terminated by ``0x00 0x00`` (so a prefix sorts first). ``DESC`` inverts the value bytes, never
+the marker. Fixed-width keys are encoded with numpy over the whole column; strings need one
+Python step per value.
 """
 
 from __future__ import annotations
@@ -49,7 +62,8 @@ def _fixed(arr: pa.Array) -> np.ndarray | None:
         return _flip_sign(_be_rows(arr.fill_null(0).to_numpy(), ">i8"))
     if pa.types.is_floating(t):
         v = arr.fill_null(0.0).to_numpy(zero_copy_only=False).astype(np.float64)
-        v[np.isnan(v)] = np.nan  # one NaN, the positive one: after +infinity
+        v[v == 0.0] = 0.0  # -0.0 ties 0.0: Flink compares with < and >, not Double.compare
+        v[np.isnan(v)] = np.nan  # one NaN, the positive one: after +infinity (see the module docstring)
         bits = v.view(np.uint64)
         neg = (bits >> np.uint64(63)).astype(bool)
         bits = np.where(neg, ~bits, bits | np.uint64(1 << 63))
