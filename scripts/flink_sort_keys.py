@@ -8,7 +8,8 @@ same queries over the same rows in several arrival orders (:data:`ORDERS`) and r
 
 Rows: ``id`` 1..n with ``s`` the text of a value (:data:`VALUES`), ``v AS CAST(s AS DOUBLE)``, ``r
 AS CAST(s AS FLOAT)``, one partition ``k``, and a rowtime ``ts`` (all rows in one minute, one row
-a second in arrival order; the watermark ``ts``). The file is read by one task, in order.
+a second in arrival order; the watermark ``ts``; the temporal sort's rows share one rowtime, source
+``t_same``). Sources ``*_nonan`` leave the NaN row out. The file is read by one task, in order.
 
 Writes ``tests/runtime/sort_keys_flink.json``: ``{"values": ..., "orders": {name: [id, ...]},
 "cases": {case: {"query", "source", "runs": {order: changelog or {"error"}}}}}``; a changelog is
@@ -63,8 +64,8 @@ def _ranked(order: str, n: int, col: str = "v", rn: bool = True, fn: str = "ROW_
 
 def _window_topn(order: str, n: int, col: str = "v") -> str:
     return (f"SELECT id, s, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end "
-            f"ORDER BY {col} {order}) AS rn FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE))) "
-            f"WHERE rn <= {n}")
+            f"ORDER BY {col} {order}) AS rn FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)))"
+            f" WHERE rn <= {n}")
 
 
 def _over(frame: str) -> str:
@@ -88,20 +89,23 @@ def _cases() -> dict[str, dict]:
         "over_range": _over("RANGE"),
         "temporal_sort": "SELECT id, s FROM t ORDER BY ts, v",
         "temporal_sort_desc": "SELECT id, s FROM t ORDER BY ts, v DESC",
+        "temporal_sort_nulls_last": "SELECT id, s FROM t ORDER BY ts, v NULLS LAST",
     }
     out = {}
     for name, query in cases.items():
-        out[name] = {"query": query, "source": "t"}
-        out[f"{name}_nonan"] = {"query": query, "source": "t_nonan"}
+        same = "_same" if name.startswith("temporal_sort") else ""  # rows of one rowtime: sorted by v
+        out[name] = {"query": query, "source": f"t{same}"}
+        out[f"{name}_nonan"] = {"query": query, "source": f"t{same}_nonan"}
     return out
 
 
 CASES = _cases()
 
 
-def rows_for(ids: list[int]) -> list[dict]:
-    """The records of ``ids`` in that order, one second apart from 2024-01-01 00:00:00."""
-    return [{"id": i, "k": 1, "s": VALUES[i], "ts": f"2024-01-01 00:00:{n:02d}"} for n, i in enumerate(ids)]
+def rows_for(ids: list[int], same: bool = False) -> list[dict]:
+    """The records of ``ids`` in that order, a second apart from 2024-01-01 00:00:00 (``same``: all then)."""
+    return [{"id": i, "k": 1, "s": VALUES[i], "ts": f"2024-01-01 00:00:{0 if same else n:02d}"}
+            for n, i in enumerate(ids)]
 
 
 def run(names: list[str]) -> dict:
@@ -111,9 +115,12 @@ def run(names: list[str]) -> dict:
     runs: dict[str, dict] = {name: {} for name in chosen}
     with tempfile.TemporaryDirectory() as tmp:
         for oname, ids in ORDERS.items():
-            for src, order in (("t", ids), ("t_nonan", NO_NAN[oname])):
+            for src, order in (("t", ids), ("t_nonan", NO_NAN[oname]), ("t_same", ids),
+                               ("t_same_nonan", NO_NAN[oname])):
+                if not any(CASES[name]["source"] == src for name in chosen):
+                    continue
                 path = Path(tmp) / f"{src}_{oname}.json"
-                path.write_text("".join(json.dumps(r) + "\n" for r in rows_for(order)))
+                path.write_text("".join(json.dumps(r) + "\n" for r in rows_for(order, "same" in src)))
                 t.execute_sql("DROP TABLE IF EXISTS t")
                 t.execute_sql(f"CREATE TABLE t ({COLUMNS}, {DERIVED}) WITH ('connector' = 'filesystem', "
                               f"'path' = '{path}', 'format' = 'json')")

@@ -15,9 +15,10 @@ arrival order, as Flink keeps them; ``tests/runtime/sort_keys_flink.json``, reco
 ``scripts/flink_sort_keys.py``). Under that rule a **NaN ties every number**, which is no order
 at all: where Flink puts a NaN row depends on the data structure and the rows it met (Top-N's
 and window Top-N's ``TreeMap`` merge it into the entry its search meets first; the non-time OVER's
-linear scan into the first non-NULL key: :func:`nan_joins_first`). These bytes put NaN after
-+Infinity (one NaN, the positive one); the operators that follow Flink's placement of a NaN do so
-on top of them, the others document it as a difference.
+linear scan into the first non-NULL key; the temporal sort's ``List.sort`` where TimSort's binary
+insertion puts it). These bytes put NaN after +Infinity (one NaN, the positive one); where Flink's
+steps are reproducible (the temporal sort of fewer than 32 rows of one rowtime) the operator
+sorts with :func:`flink_compare` instead, the others document the difference.
 
 Per key, a row's segment is a marker byte (``0x00`` for a NULL sorting first, ``0x01`` for a
 value, ``0x02`` for a NULL sorting last), then the value: fixed-width types as big-endian bytes
@@ -30,6 +31,8 @@ Python step per value.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -137,3 +140,35 @@ def _join(parts: list[bytes] | None, fixed: list[np.ndarray], n: int) -> list[by
     mat = np.ascontiguousarray(np.hstack(fixed) if len(fixed) > 1 else fixed[0])
     tails = mat.view(f"V{mat.shape[1]}").ravel().tolist()
     return [p + t for p, t in zip(base, tails)]
+
+
+def flink_compare(descending: list[bool], nulls_first: list[bool]) -> Callable[[tuple, tuple], int]:
+    """Flink's generated ``RecordComparator`` over tuples of ORDER BY values (Python values), per key.
+
+    A NULL goes first or last by ``nulls_first`` (whatever the direction, as Flink's
+    ``NullAwareComparator``); two values compare ``1 if a > b else -1 if a < b else 0``
+    (``GenerateUtils.generateCompare`` on primitives: Python's float ``<`` / ``>`` are Java's, so a
+    NaN compares 0 with everything and -0.0 ties 0.0), negated for ``DESC``. Strings compare by code
+    point, which is their UTF-8 bytes' order. Not a total order over NaN: use it only where the
+    exact steps of Flink's algorithm are reproduced (:func:`~streamsql.functions.scalars.java_sort.
+    small_timsort`); elsewhere :func:`sort_keys` orders.
+    """
+    keys = list(zip(descending, nulls_first))
+
+    def compare(a: tuple, b: tuple) -> int:
+        for x, y, (desc, first) in zip(a, b, keys):
+            if x is None or y is None:
+                if x is None and y is None:
+                    continue
+                return (-1 if first else 1) if x is None else (1 if first else -1)
+            c = 1 if x > y else -1 if x < y else 0
+            if c:
+                return -c if desc else c
+        return 0
+
+    return compare
+
+
+def has_nan(values: tuple) -> bool:
+    """Whether a tuple of ORDER BY values holds a floating-point NaN (no order places it as Flink)."""
+    return any(isinstance(v, float) and v != v for v in values)
