@@ -9,7 +9,8 @@ same queries over the same rows in several arrival orders (:data:`ORDERS`) and r
 Rows: ``id`` 1..n with ``s`` the text of a value (:data:`VALUES`), ``v AS CAST(s AS DOUBLE)``, ``r
 AS CAST(s AS FLOAT)``, one partition ``k``, and a rowtime ``ts`` (all rows in one minute, one row
 a second in arrival order; the watermark ``ts``; the temporal sort's rows share one rowtime, source
-``t_same``). Sources ``*_nonan`` leave the NaN row out. The file is read by one task, in order.
+``t_same``, its watermark a second behind). Sources ``*_nonan`` leave the NaN row out. The file is
+read by one task, in order.
 
 Writes ``tests/runtime/sort_keys_flink.json``: ``{"values": ..., "orders": {name: [id, ...]},
 "cases": {case: {"query", "source", "runs": {order: changelog or {"error"}}}}}``; a changelog is
@@ -52,8 +53,9 @@ ORDERS = _orders()
 NO_NAN = {name: [i for i in ids if i != 1] for name, ids in ORDERS.items()}
 
 COLUMNS = "id INT, k INT, s STRING, ts TIMESTAMP(3)"
-DERIVED = ("v AS CAST(s AS DOUBLE), r AS CAST(s AS FLOAT), "
-           "WATERMARK FOR ts AS ts")
+DERIVED = "v AS CAST(s AS DOUBLE), r AS CAST(s AS FLOAT), WATERMARK FOR ts AS ts"
+#: the temporal sort's rows share one rowtime: a watermark behind it, so that none of them is late
+DERIVED_SAME = "v AS CAST(s AS DOUBLE), r AS CAST(s AS FLOAT), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND"
 
 
 def _ranked(order: str, n: int, col: str = "v", rn: bool = True, fn: str = "ROW_NUMBER") -> str:
@@ -122,7 +124,8 @@ def run(names: list[str]) -> dict:
                 path = Path(tmp) / f"{src}_{oname}.json"
                 path.write_text("".join(json.dumps(r) + "\n" for r in rows_for(order, "same" in src)))
                 t.execute_sql("DROP TABLE IF EXISTS t")
-                t.execute_sql(f"CREATE TABLE t ({COLUMNS}, {DERIVED}) WITH ('connector' = 'filesystem', "
+                derived = DERIVED_SAME if "same" in src else DERIVED
+                t.execute_sql(f"CREATE TABLE t ({COLUMNS}, {derived}) WITH ('connector' = 'filesystem', "
                               f"'path' = '{path}', 'format' = 'json')")
                 for name in chosen:
                     if CASES[name]["source"] != src:

@@ -28,6 +28,7 @@ import duckdb
 import pytest
 
 from streamsql.core.elements import RowKind
+from streamsql.core.errors import StreamSQLError
 from tests.runtime.oracle import make_env
 
 FLINK = json.loads(Path(__file__).with_name("sort_keys_flink.json").read_text())
@@ -35,6 +36,7 @@ ORDERS = FLINK["orders"]
 VALUES = {int(k): v for k, v in FLINK["values"].items()}
 COLUMNS = "id INT, k INT, s STRING, ts TIMESTAMP(3)"
 DERIVED = "v AS CAST(s AS DOUBLE), r AS CAST(s AS FLOAT), WATERMARK FOR ts AS ts"
+DERIVED_SAME = "v AS CAST(s AS DOUBLE), r AS CAST(s AS FLOAT), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND"
 
 
 def _ids(case: dict, order: str) -> list[int]:
@@ -51,11 +53,11 @@ def _rows(ids: list[int], same: bool) -> list[dict]:
 def _run(tmp_path: Path, case: dict, order: str, batch_size: int | None) -> list[list]:
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "t.json"
-    rows = _rows(_ids(case, order), case["source"].startswith("t_same"))
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    same = case["source"].startswith("t_same")
+    path.write_text("".join(json.dumps(r) + "\n" for r in _rows(_ids(case, order), same)))
     env = make_env(tmp_path, batch_size=batch_size)
-    env.execute_sql(f"CREATE TABLE t ({COLUMNS}, {DERIVED}) WITH ('connector' = 'filesystem', "
-                    f"'path' = '{path}', 'format' = 'json')")
+    env.execute_sql(f"CREATE TABLE t ({COLUMNS}, {DERIVED_SAME if same else DERIVED}) WITH ("
+                    f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')")
     return [[RowKind(kind).short, *row] for kind, row in env.execute_sql(case["query"])]
 
 
@@ -125,3 +127,16 @@ def test_nan_answers_follow_arrival():
         tables = {json.dumps(sorted(_table(r).items(), key=repr)) for r in case["runs"].values()}
         differ.append(len(tables) > 1)
     assert any(differ)
+
+
+def test_temporal_sort_of_32_rows_with_nan_fails(tmp_path):
+    """Java's TimSort merges runs from 32 rows on (not reproduced): the job fails naming the rowtime."""
+    path = tmp_path / "t.json"
+    rows = [{"id": i, "k": 1, "s": "NaN" if i == 5 else str(float(i % 7)), "ts": "2024-01-01 00:00:00"}
+            for i in range(32)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    env = make_env(tmp_path)
+    env.execute_sql(f"CREATE TABLE t ({COLUMNS}, {DERIVED_SAME}) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{path}', 'format' = 'json')")
+    with pytest.raises(StreamSQLError, match=r"32 rows of rowtime 1704067200000 \(ms\) hold a NaN"):
+        list(env.execute_sql("SELECT id FROM t ORDER BY ts, v"))
