@@ -82,10 +82,12 @@ KNOWN: dict[int, str] = {
             "StreamSQL's MAP values (Arrow / DuckDB maps) hold no NULL key, so the job fails naming the "
             "MAP[...]'s position instead of a silent drop (tests/functions/test_composite.py)",
     # -- session 35 (queryfuzz35): the v6 generator's edge values
-    500001: ("winagg35 area: MIN(r) of a FLOAT group holding -Infinity / NaN in a TUMBLE window (read by "
-             "a window Top-N): Flink's MIN there is -3.0 for group b = 9223372036854775807 where "
-             "StreamSQL's ranks -Infinity of group -9223372036854775808 third; a float MIN/MAX over edge "
-             "values." + _TWO_PHASE_NAN),
+    500001: ("window Top-N (ORDER BY a ASC, p DESC) over MIN(r) of FLOAT groups in a TUMBLE window: "
+             "group b = 10's MIN is NaN (MIN row by row keeps a leading NaN), which Flink's comparator "
+             "ties with every number, so p decides against whichever rows its TreeMap search meets: "
+             "Flink ranks p = 9223372036854775807 (-3.0) third where StreamSQL ranks p = "
+             "-9223372036854775808 (-Infinity). Not the two-phase aggregate: Flink answers the same with "
+             "ONE_PHASE (query_fuzz_one_phase_flink.json, topnsort36). As 500156: not followed"),
     500067: ("winagg35 area: MAX(f) of a HOP window whose slices hold NaN / Infinity: Flink answers "
              "1.0E308, 2.5, 1.0 where StreamSQL answers Infinity, 1.0E308, 1.0E308 (the slices' merge of "
              "a float MAX over NaN)." + _TWO_PHASE_NAN),
@@ -104,7 +106,8 @@ KNOWN: dict[int, str] = {
              "500000). As 100085: which contradictions Calcite's simplifier proves is not a semantics to "
              "copy"),
     500124: ("winagg35 area: MIN(r) of a HOP window over FLOATs with NaN / -0.0 (Flink 0.0 and "
-             "3.4028235E38, StreamSQL -3.0)." + _TWO_PHASE_NAN),
+             "3.4028235E38, StreamSQL -3.0)." + _TWO_PHASE_NAN + " Confirmed: with ONE_PHASE Flink "
+             "answers as StreamSQL (query_fuzz_one_phase_flink.json, topnsort36)"),
     500127: ("winagg35 area: MIN(f) FILTER (WHERE f <> 0) of a CUMULATE window holding NaN is NaN in "
              "Flink, -1.0E308 here"),
     500149: "winagg35 area: SUM(r) of -0.0 FLOATs in a TUMBLE window is -0.0 in Flink, 0.0 here",
