@@ -377,35 +377,10 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
     node_type = SessionTableFunctionNode if spec.kind == "SESSION" else WindowTableFunctionNode
     out = node_type([node], pa.schema(fields), node.mode, spec=spec, rowtime=col.internal,
                     partition_by=partition)
-    out.position = position_of(src)  # for reject_unaggregated_sessions (no dataclass field: not state)
     qual = (src.alias_or_name if src.alias else table.name).lower()
     cols = [ScopeColumn(qual, c.name, c.internal, c.type) for c in scope.columns]
     cols += [ScopeColumn(qual, n, n, SqlType.from_arrow(f.type)) for n, f in zip(WINDOW_COLUMNS, fields[-3:])]
     return out, Scope(cols, planner.sql, f"window TVF {name}")
-
-
-def reject_unaggregated_sessions(planner, root: PlanNode) -> None:
-    """A processing-time SESSION window TVF must end up under a window aggregate (else not supported yet).
-
-    Called on a statement's whole plan: a SESSION TVF read through filters and projections that a
-    window aggregate then groups is planned under the aggregate (:func:`push_below`); an event-time
-    one read otherwise is a :class:`SessionTableFunctionNode` (its rows, under a window Top-N,
-    deduplication, join, window-attached aggregate or GroupAggregate, as Flink 2.3 runs them). A
-    processing-time one read otherwise (Flink 2.3 plans a GroupAggregate over its rows) is not
-    supported yet.
-
-    Raises:
-        SqlError: at the first such TVF's ``TABLE(SESSION(...))``.
-    """
-    from streamsql.core.errors import SqlError
-
-    for node in walk([root]):
-        if isinstance(node, SessionTableFunctionNode) and node.spec.proctime:
-            line, col, length = getattr(node, "position", (None, None, 1))
-            msg = ("A processing-time SESSION window TVF is supported only with a window aggregation: "
-                   "GROUP BY window_start, window_end [, keys] over its columns as they are (its rows are "
-                   "not supported yet)")
-            raise SqlError(msg, planner.sql, line, col, length)
 
 
 # -- GROUP BY window_start, window_end -------------------------------------------------------------
