@@ -51,7 +51,8 @@ COLUMNS = "k STRING, v INT, proc AS PROCTIME()"
 SESSION = "TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(proc), INTERVAL '2' SECOND))"
 
 SCENARIOS = [
-    {"name": "rows", "query": f"SELECT k, v, window_start, window_end, CAST(window_time AS TIMESTAMP(3)) AS wt, "
+    {"name": "rows",
+     "query": "SELECT k, v, window_start, window_end, CAST(window_time AS TIMESTAMP(3)) AS wt, "
               f"CAST(proc AS TIMESTAMP(3)) AS pt FROM {SESSION}"},
     {"name": "rows_no_partition",
      "query": "SELECT k, v, window_start, window_end FROM TABLE(SESSION(TABLE ev, DESCRIPTOR(proc), "

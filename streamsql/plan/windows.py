@@ -61,7 +61,6 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     explain_attr,
     select_list,
-    walk,
 )
 from streamsql.plan.ordered_aggs import reject_unmerged, reject_window_distinct
 from streamsql.plan.python_udfs import reject_unmerged_python_aggregates

@@ -168,7 +168,8 @@ def _window_tvf(node: WindowTableFunctionNode) -> Operator:
 def _session_tvf(node: SessionTableFunctionNode) -> Operator:
     """The SESSION window TVF's rows; over processing time its sessions close on the wall clock."""
     ts_index = node.inputs[0].schema.get_field_index(node.rowtime)
-    op = SessionTableFunctionOperator(node.spec, ts_index, node.key_indices(), node.inputs[0].schema, node.schema)
+    op = SessionTableFunctionOperator(node.spec, ts_index, node.key_indices(), node.inputs[0].schema,
+                                      node.schema)
     return ProcessingTimeOperator(op, ts_index) if node.spec.proctime else op
 
 

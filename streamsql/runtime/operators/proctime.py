@@ -36,10 +36,11 @@ from streamsql.runtime.operators.base import Operator, OperatorContext, SplitSta
 
 
 def stamp_time(table: pa.Table, index: int, ms: int) -> pa.Table:
-    """``table`` with column ``index`` (a timestamp type) set to the instant ``ms`` (ms since the epoch) in every row."""
+    """``table`` with its timestamp column ``index`` set to instant ``ms`` (since the epoch) in every row."""
     field = table.schema.field(index)
     unit = pa.timestamp("ms", tz=getattr(field.type, "tz", None))
-    return table.set_column(index, field, pa.array([ms] * table.num_rows, pa.int64()).cast(unit).cast(field.type))
+    stamp = pa.array([ms] * table.num_rows, pa.int64()).cast(unit).cast(field.type)
+    return table.set_column(index, field, stamp)
 
 
 class ProcessingTimeOperator(Operator):
