@@ -65,6 +65,9 @@ SCENARIOS = [
     {"name": "top_n",
      "query": "SELECT k, v, window_start, window_end FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, "
               f"window_start ORDER BY v DESC) AS rn FROM {SESSION}) WHERE rn <= 1"},
+    {"name": "top_n_by_proctime_desc",
+     "query": "SELECT k, v, window_start, window_end FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k "
+              f"ORDER BY proc DESC) AS rn FROM {SESSION}) WHERE rn = 1"},
 ]
 RUNS = 1
 

@@ -202,15 +202,20 @@ def is_proctime(node: PlanNode, col: str) -> bool:
 
     One is made by a Calc's bare ``PROCTIME()`` item (``CalcNode.proctime``: a table's computed
     column, or a SELECT item of a view, subquery or CTE) or by a processing-time window aggregate
-    (its ``window_time``, which Flink cascades as a proctime attribute), and passed on unchanged by
-    Calcs (projections, filters), watermark assigners, a lookup join's left columns (they keep
-    their names; its rows go on at once) and UNION ALL (where every input has one at that
+    or window TVF (its ``window_time``, which Flink cascades as a proctime attribute), and passed
+    on unchanged by Calcs (projections, filters), watermark assigners, a window TVF (its input's
+    columns: Flink materializes them after it, so ``ROW_NUMBER() OVER (... ORDER BY pt DESC)``
+    over a processing-time SESSION TVF's rows keeps the newest), a lookup join's left columns
+    (they keep their names; its rows go on at once) and UNION ALL (where every input has one at that
     position, as Flink's union keeps the time indicator its inputs share). Anything else (a
     regular join, a GROUP BY aggregation, an expression over it) materializes it into a plain
     TIMESTAMP_LTZ(3), as in Flink. A processing-time window takes each row's time when it
     arrives (not the column's value), so the column only has to be one.
     """
-    while isinstance(node, (CalcNode, WatermarkAssignerNode)) or node.kind == "lookup-join":
+    passing = (CalcNode, WatermarkAssignerNode, WindowTableFunctionNode)
+    while isinstance(node, passing) or node.kind == "lookup-join":
+        if isinstance(node, WindowTableFunctionNode) and col not in node.inputs[0].schema.names:
+            return node.spec.proctime and col == "window_time"
         if node.kind == "lookup-join" and col not in node.inputs[0].schema.names:
             return False
         if isinstance(node, CalcNode):
