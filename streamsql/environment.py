@@ -348,7 +348,7 @@ class StreamEnvironment:
         if kind == "VIEW":
             vd = view_def_from_create(tree, sql)
             vd.namespace = (self.catalog.current_catalog, self.catalog.current_database)
-            node = Planner(self.catalog, self.config, sql).plan_query(vd.query, view=True)  # validate now
+            node = Planner(self.catalog, self.config, sql).plan_query(vd.query)  # validate now
             check_view_columns(tree, vd, node.schema.names, sql)
             self._add(vd, tree, exists, replace, sql)
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
@@ -675,7 +675,7 @@ class StreamEnvironment:
         if isinstance(obj, ViewDef):
             with self.catalog.within(obj.namespace):
                 planner = Planner(self.catalog, self.config)
-                node = planner.plan_query(obj.query, view=True)
+                node = planner.plan_query(obj.query)
                 types = planner.view_column_types(obj.query)
             columns, rows = describe.COLUMNS, describe.view_rows(node, types)
             if obj.columns:  # CREATE VIEW v (a, b): the view's names for the query's columns
