@@ -125,8 +125,10 @@ class Metadata(NamedTuple):
     parse: Callable[[str], int | None] | None = None
 
 
-def metadata(type_sql: str, field: str, json_sql: str | None = None, scale: int = 1, **more: Any) -> Metadata:
-    """A :class:`Metadata` from type texts (``json_sql`` defaults to ``type_sql``); ``more``: its other fields."""
+def metadata(
+    type_sql: str, field: str, json_sql: str | None = None, scale: int = 1, **more: Any
+) -> Metadata:
+    """A :class:`Metadata` from type texts (``json_sql`` defaults to ``type_sql``); ``more``: its fields."""
     return Metadata(SqlType.parse(type_sql), field, SqlType.parse(json_sql or type_sql), scale, **more)
 
 

@@ -40,7 +40,8 @@ class OggJsonDecoder(ChangelogJsonDecoder):
     METADATA = {
         "table": metadata("STRING", "table"),
         "primary-keys": metadata("ARRAY<STRING>", "primary_keys"),
-        "ingestion-timestamp": metadata("TIMESTAMP_LTZ(6)", "current_ts", "STRING", parse=parse_pattern_or_sql),
+        "ingestion-timestamp": metadata("TIMESTAMP_LTZ(6)", "current_ts", "STRING",
+                                        parse=parse_pattern_or_sql),
         "event-timestamp": metadata("TIMESTAMP_LTZ(6)", "op_ts", "STRING", parse=parse_default),
     }
 

@@ -34,7 +34,8 @@ _MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 _DEFAULT = re.compile(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
                       r"(?: ([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:\.([0-9]{0,9}))?)?")
 _ISO6 = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{6})")
-_SQL_TIMESTAMP = re.compile(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2}) ([0-9]+):([0-9]+):([0-9]+)(?:\.([0-9]{1,9}))?")
+_SQL_TIMESTAMP = re.compile(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2}) "
+                            r"([0-9]+):([0-9]+):([0-9]+)(?:\.([0-9]{1,9}))?")
 _SQL_DATE = re.compile(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})")
 _LONG = re.compile(r"[+-]?[0-9]+")
 #: Java's String.trim: every char up to U+0020 at either end.
@@ -42,7 +43,7 @@ _TRIMMED = "".join(map(chr, range(33)))
 
 
 def _smart(m: re.Match) -> int | None:
-    """Epoch µs of a matched date-time (groups y, M, d[, H, m, s[, fraction]]), SMART; None if out of range."""
+    """Epoch µs of a matched date-time (groups y, M, d[, H, m, s[, fraction]]), SMART; None out of range."""
     y, mo, d = (int(g) for g in m.groups()[:3])
     h, mi, s = (int(g or 0) for g in m.groups()[3:6])
     frac = (m.groups()[6] or "") if len(m.groups()) > 6 else ""
@@ -73,7 +74,7 @@ def parse_default(text: str) -> int:
 
 
 def parse_pattern_or_sql(text: str) -> int | None:
-    """Epoch µs of ``text`` read as ``parseTimestampData(text, "yyyy-MM-dd'T'HH:mm:ss.SSSSSS")``; None if not."""
+    """Epoch µs of ``text`` as ``parseTimestampData(text, "yyyy-MM-dd'T'HH:mm:ss.SSSSSS")``; None if not."""
     m = _ISO6.fullmatch(text)
     us = None if m is None else _smart(m)
     if us is not None:
