@@ -7,9 +7,9 @@ A message is ``{"before": row | null, "after": row | null, "op_type": "I" | "U" 
 ``'ogg-json.ignore-parse-errors'``). Metadata (``METADATA FROM 'value.<key>'``, as Flink's
 ``OggJsonDecodingFormat``): ``table`` (STRING), ``primary-keys`` (ARRAY<STRING> from
 ``primary_keys``), ``ingestion-timestamp`` (TIMESTAMP_LTZ(6) from the text ``current_ts``:
-``yyyy-MM-dd'T'HH:mm:ss.SSSSSS``, else java.sql's forms, else NULL) and ``event-timestamp``
-(TIMESTAMP_LTZ(6) from the text ``op_ts``, Flink's default timestamp text cut to milliseconds:
-other text fails the message); see :mod:`.timestamp_data`.
+``yyyy-MM-dd'T'HH:mm:ss.SSSSSS`` cut to milliseconds, else java.sql's forms, else NULL) and
+``event-timestamp`` (TIMESTAMP_LTZ(6) from the text ``op_ts``, Flink's default timestamp text cut
+to milliseconds: other text fails the message); see :mod:`.timestamp_data`.
 
 Written as Flink's ``OggJsonSerializationSchema``: ``{"before":null,"after":row,"op_type":"I"}`` for
 +I/+U, ``{"before":row,"after":null,"op_type":"D"}`` for -U/-D.

@@ -10,11 +10,12 @@ JSON format's ``TimeFormats``, see :mod:`.java_timestamp`), and a number from te
   its month's end is the month's last day, ``24:00:00`` the next midnight), the fraction cut down
   to milliseconds (precision 3); text it does not read fails the message;
 - :func:`parse_pattern_or_sql`: ``parseTimestampData(text, "yyyy-MM-dd'T'HH:mm:ss.SSSSSS")``
-  (``ogg-json``'s ``ingestion-timestamp`` from ``current_ts``): exactly that shape (SMART), else
-  java.sql's fallback on the trimmed text, ``Timestamp.valueOf`` when it holds a space
+  (``ogg-json``'s ``ingestion-timestamp`` from ``current_ts``): exactly that shape (SMART), cut
+  down to milliseconds (Flink 2.3 read ``...21.654321`` as ``...21.654``), else java.sql's
+  fallback on the trimmed text, ``Timestamp.valueOf`` when it holds a space
   (``yyyy-M-d H:m:s[.f]``, 1-9 fraction digits) and ``Date.valueOf`` (midnight) when not, whose
-  out-of-range days, hours, minutes and seconds roll over (java.util.Date is lenient); NULL when
-  neither reads it;
+  out-of-range days, hours, minutes and seconds roll over (java.util.Date is lenient), its fraction
+  kept (to microseconds here); NULL when neither reads it;
 - :func:`java_long`: ``Long.parseLong`` (``debezium-json``'s ``source.timestamp`` from ``source``'s
   ``ts_ms``).
 
@@ -68,7 +69,7 @@ def parse_default(text: str) -> int:
     m = _DEFAULT.fullmatch(text)
     us = None if m is None else _smart(m)
     if us is None:
-        msg = f"Text '{text}' could not be parsed as a timestamp ('yyyy-MM-dd HH:mm:ss[.fraction]')"
+        msg = f"Text '{text}' could not be parsed (as Flink's default 'yyyy-MM-dd HH:mm:ss[.fraction]')"
         raise RecordError(msg)
     return us - us % 1000
 
@@ -78,7 +79,7 @@ def parse_pattern_or_sql(text: str) -> int | None:
     m = _ISO6.fullmatch(text)
     us = None if m is None else _smart(m)
     if us is not None:
-        return us
+        return us - us % 1000
     text = text.strip(_TRIMMED)
     m = (_SQL_TIMESTAMP if " " in text else _SQL_DATE).fullmatch(text)
     if m is None:
