@@ -20,7 +20,8 @@ KAFKA = ("'connector' = 'kafka', 'topic' = 'format-column-errors', "
 @pytest.mark.parametrize(
     ("column", "fmt", "words"),
     [
-        ("ts TIMESTAMP_LTZ(3)", "avro", "the 'avro' format cannot carry column 'ts' of type TIMESTAMP_LTZ(3)"),
+        ("ts TIMESTAMP_LTZ(3)", "avro",
+         "the 'avro' format cannot carry column 'ts' of type TIMESTAMP_LTZ(3)"),
         ("r ROW<a INT, ts TIMESTAMP(6)>", "avro", "cannot carry column 'ts' of type TIMESTAMP(6)"),
         ("m MAP<INT, STRING>", "json", "JSON format doesn't support non-string as key type of map"),
         ("m ARRAY<MAP<INT, STRING>>", "canal-json", "non-string as key type of map"),
