@@ -47,6 +47,7 @@ from sqlglot import exp
 from streamsql.connectors.registry import get_connector
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import PlanError
+from streamsql.plan.joins import JoinNode, SemiJoinNode
 from streamsql.plan.nodes import (
     INSERT_ONLY,
     RETRACT,
@@ -57,7 +58,6 @@ from streamsql.plan.nodes import (
     ValuesNode,
     walk,
 )
-from streamsql.plan.joins import JoinNode, SemiJoinNode
 from streamsql.plan.ranking import RankNode
 from streamsql.plan.update_kinds import sink_input_keys, upsert_keys
 
