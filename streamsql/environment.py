@@ -887,16 +887,18 @@ class StreamEnvironment:
 
         Raises:
             SqlError: the first failing statement, positioned in the script (file:line:column);
-                a PlanError likewise.
+                a PlanError likewise, and an OptionError (a table's option, metadata key or
+                column its format cannot carry) at the earlier CREATE TABLE it points into.
         """
         from streamsql.sql.parser import error_in_script, split_statements
 
         results = []
-        for st in split_statements(script):
+        statements = split_statements(script)
+        for i, st in enumerate(statements):
             try:
                 results.append(self.execute_sql(st.text))
-            except StatementError as e:  # a SqlError or PlanError
-                raise error_in_script(e, st, script, file) from None
+            except StatementError as e:  # a SqlError, PlanError, or OptionError at a CREATE TABLE's option
+                raise error_in_script(e, st, script, file, statements[:i]) from None
         return results
 
     def wait_all(self) -> None:
