@@ -33,6 +33,9 @@ committed output with DuckDB over every produced record (table ``r``: ``id, k, v
   ``upsert-kafka`` and a filter into an exactly-once ``kafka`` sink on a second topic: both
   sinks commit in the job's one transaction, so a crash between them is impossible by design;
   both topics are compared (lost and duplicated summed).
+- ``prefix-sinks``: ``two-sinks`` with a third exactly-once sink (the rest of the rows into
+  ``out2``), each sink with its own ``'sink.transactional-id-prefix'`` (``chaos-a``, ``chaos+b``,
+  ``chaos-c``: the task's transaction takes the joined id).
 
 The output topics: ``out`` (and ``out2`` for ``two-sinks`` and ``multi-topic``), compacted when
 :attr:`Query.upsert` names them.
@@ -177,6 +180,27 @@ END;
 """
 
 
+_PREFIX_SINKS_SQL = _HALVES + """CREATE TABLE agg_t (k INT, n BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED)
+  WITH ({upsert_out}, 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'chaos-a');
+CREATE TABLE filt_t (id BIGINT, k INT, v2 INT) WITH ({kafka_out2}, 'sink.transactional-id-prefix' = 'chaos+b');
+CREATE TABLE rest_t (id BIGINT, k INT, v2 INT) WITH ({kafka_out2}, 'sink.transactional-id-prefix' = 'chaos-c');
+EXECUTE STATEMENT SET BEGIN
+INSERT INTO agg_t SELECT k, COUNT(*), SUM(v) FROM both_halves GROUP BY k;
+INSERT INTO filt_t SELECT id, k, v * 2 FROM both_halves WHERE MOD(v, 3) <> 0;
+INSERT INTO rest_t SELECT id, k, v * 2 FROM both_halves WHERE MOD(v, 3) = 0;
+END;
+"""
+
+
+def _prefix_sinks(con, outputs: Outputs) -> tuple[int, int]:
+    """``prefix-sinks``: as ``two-sinks``, a third sink writing the rest of the rows into ``out2``."""
+    agg = multiset(con.execute("SELECT k, COUNT(*), SUM(v) FROM r GROUP BY k").fetchall(),
+                   fold_upsert(outputs["out"], lambda k: k["k"], lambda r: (r["k"], r["n"], r["s"])))
+    rows = multiset(con.execute("SELECT id, k, v * 2 FROM r").fetchall(),
+                    _values(outputs["out2"], lambda r: (r["id"], r["k"], r["v2"])))
+    return agg[0] + rows[0], agg[1] + rows[1]
+
+
 def _two_sinks(con, outputs: Outputs) -> tuple[int, int]:
     agg = multiset(con.execute("SELECT k, COUNT(*), SUM(v) FROM r GROUP BY k").fetchall(),
                    fold_upsert(outputs["out"], lambda k: k["k"], lambda r: (r["k"], r["n"], r["s"])))
@@ -246,6 +270,7 @@ QUERIES: dict[str, Query] = {
     "interval-join": Query(_INTERVAL_JOIN_SQL, _interval_join),
     "window-topn": Query(_WINDOW_TOPN_SQL, _window_topn),
     "two-sinks": Query(_TWO_SINKS_SQL, _two_sinks, upsert=("out",), topics=("out", "out2")),
+    "prefix-sinks": Query(_PREFIX_SINKS_SQL, _prefix_sinks, upsert=("out",), topics=("out", "out2")),
     "multi-topic": Query(_MULTI_TOPIC_SQL, _multi_topic, topics=("out", "out2")),
     "over-nontime": Query(_OVER_NONTIME_SQL, _over_nontime, upsert=("out",)),
     "temporal-sort": Query(_TEMPORAL_SORT_SQL, _temporal_sort, misplaced=_temporal_sort_misplaced),
