@@ -174,7 +174,8 @@ class JobRunner:
             self._replace_stopped_parallel_run(files)
             # One task, named as the job: an unfinished parallel run under this name refuses it
             # (it would read the sources again from the start), and a parallel run refuses ours.
-            if not check_tasks(files, self.name, [self.name]):
+            self.identity.resuming_run = check_tasks(files, self.name, [self.name])
+            if not self.identity.resuming_run:
                 files.write_file(TASKS_FILE, self.name.encode())
             self._run_attempts()
             if self._finished:
