@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -33,34 +34,45 @@ ROOT = str(Path(__file__).resolve().parents[2])
 #: with the exchange), b a GROUP BY (the second stage's).
 SCRIPT = """
 import sys
+import time
 from streamsql.environment import StreamEnvironment
+from tests.integration.test_kafka_txn_prefixes import STATEMENT_SET, tables
 chk, state, src, out_a, out_b, out_c, bootstrap, name, pa, pb, pc = sys.argv[1:12]
 env = StreamEnvironment({"pipeline.name": name, "execution.checkpointing.interval": "200 ms",
                          "parallelism.default": (sys.argv[12:] or ["1"])[0],
                          "execution.batch-size": "25", "execution.checkpointing.dir": chk,
                          "state.dir": state, "restart-strategy.type": "none"})
-env.execute_sql(f'''CREATE TABLE src (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{src}',
-    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
-    'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset')''')
-env.execute_sql(f'''CREATE TABLE a (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{out_a}',
-    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
-    'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pa}',
-    'sink.progress-topic' = '{name}_progress')''')
-env.execute_sql(f'''CREATE TABLE c (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{out_c}',
-    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
-    'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pc}',
-    'sink.progress-topic' = '{name}_progress')''')
-env.execute_sql(f'''CREATE TABLE b (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
-    'connector' = 'upsert-kafka', 'topic' = '{out_b}', 'properties.bootstrap.servers' = '{bootstrap}',
-    'key.format' = 'json', 'value.format' = 'json', 'sink.delivery-guarantee' = 'exactly-once',
-    'sink.transactional-id-prefix' = '{pb}', 'sink.progress-topic' = '{name}_progress')''')
-job = env.execute_sql('''EXECUTE STATEMENT SET BEGIN
+for ddl in tables(src, out_a, out_b, out_c, bootstrap, name, pa, pb, pc):
+    env.execute_sql(ddl)
+job = env.execute_sql(STATEMENT_SET).job
+print("STATUS", job.wait(300), "RESTORED", job.runner.restored_from, flush=True)
+"""
+STATEMENT_SET = """EXECUTE STATEMENT SET BEGIN
     INSERT INTO a SELECT k, v FROM src WHERE MOD(v, 3) = 0;
     INSERT INTO b SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
     INSERT INTO c SELECT k, v FROM src WHERE MOD(v, 3) = 1;
-END''').job
-print("STATUS", job.wait(300), "RESTORED", job.runner.restored_from, flush=True)
-"""
+END"""
+
+
+def tables(src: str, out_a: str, out_b: str, out_c: str, bootstrap: str, name: str, pa: str, pb: str, pc: str,
+           bounded: bool = True) -> list[str]:
+    """The job's CREATE TABLEs: ``src`` (bounded at its latest offsets, or not), sinks a, b, c."""
+    until = ", 'scan.bounded.mode' = 'latest-offset'" if bounded else ""
+    return [f"""CREATE TABLE src (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{src}',
+    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
+    'scan.startup.mode' = 'earliest-offset'{until})""",
+            f"""CREATE TABLE a (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{out_a}',
+    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
+    'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pa}',
+    'sink.progress-topic' = '{name}_progress')""",
+            f"""CREATE TABLE c (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{out_c}',
+    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
+    'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pc}',
+    'sink.progress-topic' = '{name}_progress')""",
+            f"""CREATE TABLE b (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
+    'connector' = 'upsert-kafka', 'topic' = '{out_b}', 'properties.bootstrap.servers' = '{bootstrap}',
+    'key.format' = 'json', 'value.format' = 'json', 'sink.delivery-guarantee' = 'exactly-once',
+    'sink.transactional-id-prefix' = '{pb}', 'sink.progress-topic' = '{name}_progress')"""]
 
 
 def _rows() -> list[tuple[int, int]]:
@@ -190,4 +202,45 @@ def test_a_changed_prefix_does_not_start_the_killed_run_afresh(job_args, kafka_b
     assert _got(kafka_bootstrap, *job_args[3:6]) == committed  # nothing more written
     again = _run([*job_args, parallelism])
     assert again.returncode == 0 and "STATUS FINISHED" in again.stdout, again.stderr[-3000:]
+    assert _got(kafka_bootstrap, *job_args[3:6]) == _expected()
+
+
+def _env(args: list[str], parallelism: str, **settings: str):
+    from streamsql.environment import StreamEnvironment
+
+    chk, state = args[:2]
+    return StreamEnvironment({"pipeline.name": args[7], "execution.checkpointing.interval": "200 ms",
+                              "parallelism.default": parallelism, "execution.batch-size": "25",
+                              "execution.checkpointing.dir": chk, "state.dir": state,
+                              "restart-strategy.type": "none", **settings})
+
+
+@pytest.mark.parametrize("parallelism", ["1", "2"])
+def test_a_prefix_changed_across_a_savepoint(job_args, kafka_bootstrap, parallelism):
+    """break36: stopped WITH SAVEPOINT, the job is run again with one sink's prefix changed.
+
+    Without the savepoint it is refused (at parallelism 1 it started from scratch: its new
+    transactional id had no commit, and every committed row was written twice); restoring the
+    savepoint (``'execution.savepoint.path'``) it goes on under the new id and ends with DuckDB's
+    answer: nothing lost or doubled (as Flink restores a KafkaSink's state under a new prefix).
+    """
+    env = _env(job_args, parallelism)
+    for ddl in tables(*job_args[2:], bounded=False):
+        env.execute_sql(ddl)
+    job = env.execute_sql(STATEMENT_SET).job
+    deadline = time.monotonic() + 120
+    while not _got(kafka_bootstrap, *job_args[3:6])[0]:  # some rows committed
+        assert time.monotonic() < deadline and not job.done
+        time.sleep(0.2)
+    savepoint = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]
+    committed = _got(kafka_bootstrap, *job_args[3:6])
+    changed = [*job_args[:8], job_args[8] + "x", *job_args[9:]]
+    refused = _run([*changed, parallelism])
+    assert refused.returncode != 0 and "JobIdentityError" in refused.stderr, refused.stdout
+    assert "option 'sink.transactional-id-prefix' changed" in refused.stderr
+    assert _got(kafka_bootstrap, *job_args[3:6]) == committed
+    env = _env(changed, parallelism, **{"execution.savepoint.path": savepoint})
+    for ddl in tables(*changed[2:]):
+        env.execute_sql(ddl)
+    assert env.execute_sql(STATEMENT_SET).job.wait(300) == "FINISHED"
     assert _got(kafka_bootstrap, *job_args[3:6]) == _expected()
