@@ -184,9 +184,12 @@ END;
 
 
 _PREFIX_SINKS_SQL = _HALVES + """CREATE TABLE agg_t (k INT, n BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED)
-  WITH ({upsert_out}, 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'chaos-a');
-CREATE TABLE filt_t (id BIGINT, k INT, v2 INT) WITH ({kafka_out2}, 'sink.transactional-id-prefix' = 'chaos+b');
-CREATE TABLE rest_t (id BIGINT, k INT, v2 INT) WITH ({kafka_out2}, 'sink.transactional-id-prefix' = 'chaos-c');
+  WITH ({upsert_out}, 'sink.delivery-guarantee' = 'exactly-once',
+  'sink.transactional-id-prefix' = 'chaos-a');
+CREATE TABLE filt_t (id BIGINT, k INT, v2 INT) WITH ({kafka_out2},
+  'sink.transactional-id-prefix' = 'chaos+b');
+CREATE TABLE rest_t (id BIGINT, k INT, v2 INT) WITH ({kafka_out2},
+  'sink.transactional-id-prefix' = 'chaos-c');
 EXECUTE STATEMENT SET BEGIN
 INSERT INTO agg_t SELECT k, COUNT(*), SUM(v) FROM both_halves GROUP BY k;
 INSERT INTO filt_t SELECT id, k, v * 2 FROM both_halves WHERE MOD(v, 3) <> 0;
@@ -220,7 +223,8 @@ def _session_tvf(con, outputs: Outputs) -> tuple[int, int]:
     expected = con.execute("""
         WITH o AS (SELECT id, g, ts, CASE WHEN ts - LAG(ts) OVER (PARTITION BY g ORDER BY ts, id)
                                       > INTERVAL 300 MILLISECOND THEN 1 ELSE 0 END AS brk FROM r),
-             s AS (SELECT *, SUM(brk) OVER (PARTITION BY g ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS sid FROM o)
+             s AS (SELECT *, SUM(brk) OVER (PARTITION BY g ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS sid
+                   FROM o)
         SELECT id, g, MIN(ts) OVER (PARTITION BY g, sid), MAX(ts) OVER (PARTITION BY g, sid)
                + INTERVAL 300 MILLISECOND FROM s""").fetchall()
     actual = _values(outputs["out"], lambda r: (r["id"], r["g"], datetime.fromisoformat(r["ws"]),
