@@ -244,3 +244,26 @@ def test_a_prefix_changed_across_a_savepoint(job_args, kafka_bootstrap, parallel
         env.execute_sql(ddl)
     assert env.execute_sql(STATEMENT_SET).job.wait(300) == "FINISHED"
     assert _got(kafka_bootstrap, *job_args[3:6]) == _expected()
+
+
+@pytest.mark.parametrize("changed", ["name", "prefix"])
+def test_a_killed_run_restored_under_another_id_aborts_its_open_transaction(job_args, kafka_bootstrap,
+                                                                            changed):
+    """break36: killed inside its third commit (that epoch's rows written, its transaction open), the
+    job's checkpoint 2 is restored on purpose (``'execution.state-recovery.path'``) by a job of another
+    ``'pipeline.name'`` or with one sink's prefix changed: another transactional id, which fences
+    nothing of the old one. The open transaction held back every read_committed reader of the three
+    topics until the broker's 15-minute timeout: the job finished with 715 + 761 of topic a's and c's
+    2,000 rows (and b's) invisible. Now the restore aborts it first (as Flink's KafkaSink aborts a
+    restored prefix's lingering transactions), and the topics hold DuckDB's answer."""
+    first = _run([*job_args, "1"], "during_commit:3")
+    assert first.returncode == 137, (first.stdout, first.stderr[-3000:])
+    checkpoint = os.path.join(job_args[0], job_args[7], "chk-2")
+    other = ([*job_args[:7], job_args[7] + "-renamed", *job_args[8:]] if changed == "name" else
+             [*job_args[:8], job_args[8] + "x", *job_args[9:]])
+    env = _env(other, "1", **{"execution.state-recovery.path": checkpoint})
+    for ddl in tables(*other[2:]):
+        env.execute_sql(ddl)
+    job = env.execute_sql(STATEMENT_SET).job
+    assert job.wait(300) == "FINISHED" and job.runner.restored_from == 2
+    assert _got(kafka_bootstrap, *job_args[3:6]) == _expected()
