@@ -463,7 +463,18 @@ def check_tasks(storage: CheckpointStorage, name: str, tasks: list[str]) -> bool
         return False
     if theirs.decode() == "\n".join(tasks):
         return True
-    before, mine = len(theirs.split(b"\n")), len(tasks)
+    names = theirs.decode(errors="replace").split("\n")
+    before, mine = len(names), len(tasks)
+    ours = re.compile(re.escape(name) + r"(-\d+)*")  # the job's own task names (<job>-<stage>-<index>)
+    if not any(ours.fullmatch(n) for n in names):  # another job's: the folder was copied or renamed
+        done = [i for i in storage.checkpoint_ids() if storage.read_metadata(i) is not None]
+        how = (f"restore its checkpoint on purpose (SET 'execution.state-recovery.path' = "
+               f"'{storage.location(done[-1])}'), or " if done else "")
+        msg = (f"Job '{name}': the unfinished run in {storage.dir} is of other tasks ({', '.join(names)}): "
+               "the folder was copied or renamed from another job's, whose commits are under that job's "
+               f"Kafka transactional ids, so it is not resumed. Run that job under its own name, {how}"
+               "remove the folder to start afresh")
+        raise ConfigError(msg)
     msg = (f"Job '{name}' has an unfinished run with {before} task{'s' * (before != 1)} in {storage.dir}, "
            f"this run plans {mine}: resume it with the 'parallelism.default' it had, or remove the job's "
            "checkpoint folder (and its _streamsql-* topics) to start afresh")
