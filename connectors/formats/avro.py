@@ -14,7 +14,11 @@ A message is the datum alone (no container header, no schema registry: that is
 ``avro-confluent``), as Flink's ``AvroRowDataSerializationSchema`` writes it with the binary
 encoder. Encoding and decoding go through fastavro; a message that does not decode fails the job
 (``BadRecordError`` naming ``topic[partition]@offset``): Flink's avro format has no option to
-skip it. A tombstone (None) is no row, as Flink's deserializer returns null for it.
+skip it. A tombstone (None) is no row, as Flink's deserializer returns null for it. Values are
+read as Flink's ``AvroToRowDataConverters``: an ``int`` into TINYINT / SMALLINT keeps its low bits
+(Java's ``byteValue()`` / ``shortValue()``), a ``decimal`` of more digits than the column's precision
+is NULL, one of zero bytes fails the record; a value its Arrow column cannot hold fails the record
+too, named.
 """
 
 from __future__ import annotations
@@ -139,9 +143,10 @@ def _from_avro(t: SqlType) -> Callable[[Any], Any]:
     """
     n = t.name
     if n == "DECIMAL":
-        scale = t.scale or 0
-        return lambda v: None if v is None else decimal.Decimal(int.from_bytes(v, "big", signed=True)).scaleb(
-            -scale)
+        return _decimal_of(t.precision or 10, t.scale or 0)
+    if n in _NARROW:  # Java's Integer.byteValue() / shortValue(): the low bits, sign-extended
+        half = _NARROW[n]
+        return lambda v: None if v is None else (v + half) % (2 * half) - half
     if n == "TIMESTAMP":
         per_ms = _PER_MS[t.to_arrow().unit]
         return lambda v: None if v is None else v * per_ms
@@ -157,6 +162,28 @@ def _from_avro(t: SqlType) -> Callable[[Any], Any]:
         convs = [(fn, _from_avro(ft)) for fn, ft in zip(t.field_names, t.children)]
         return lambda v: None if v is None else {fn: c(v.get(fn)) for fn, c in convs}
     return lambda v: v
+
+
+#: Half the range of the types Flink's converter narrows an Avro ``int`` to (TINYINT, SMALLINT).
+_NARROW = {"TINYINT": 1 << 7, "SMALLINT": 1 << 15}
+
+
+def _decimal_of(precision: int, scale: int) -> Callable[[Any], Any]:
+    """A converter of a ``decimal`` datum's bytes (big-endian two's complement, unscaled).
+
+    As Flink's ``DecimalData.fromUnscaledBytes``: more digits than ``precision`` give NULL; empty
+    bytes are no number (Java's ``new BigInteger(new byte[0])`` fails: the record does not decode).
+    """
+    def convert(v: bytes | None) -> decimal.Decimal | None:
+        if v is None:
+            return None
+        if not v:
+            msg = "a DECIMAL value of zero bytes (Java: 'Zero length BigInteger')"
+            raise ValueError(msg)
+        unscaled = int.from_bytes(v, "big", signed=True)
+        return None if len(str(abs(unscaled))) > precision else decimal.Decimal(unscaled).scaleb(-scale)
+
+    return convert
 
 
 def _plain(s: Any) -> Any:
@@ -208,7 +235,16 @@ class AvroDecoder(Decoder):
                 raise bad_record(self.fmt, where(i), reason, v) from None
             src.append(i)
         self.source_index = np.asarray(src, dtype=np.int64)
-        return Batch(from_rows(rows, self.schema))
+        try:
+            return Batch(from_rows(rows, self.schema))
+        except (pa.ArrowException, OverflowError, ValueError):
+            for row, i in zip(rows, src):  # the first record whose values its column cannot hold
+                try:
+                    from_rows([row], self.schema)
+                except (pa.ArrowException, OverflowError, ValueError) as e:
+                    reason = f"a value out of its column's range ({type(e).__name__}: {e})"
+                    raise bad_record(self.fmt, where(i), reason, values[i]) from None
+            raise
 
 
 class AvroEncoder(Encoder):

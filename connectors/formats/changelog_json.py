@@ -58,6 +58,25 @@ from streamsql.core.types import Schema, SqlType
 Change = tuple[Any, int]
 
 
+class PartialMessage(RecordError):
+    """A message whose changes up to a bad row are read (:attr:`changes`), the rest not.
+
+    Flink's canal deserializer emits the rows of ``data`` one by one: a row that is no object (or,
+    for an UPDATE, an ``old`` without an object for it) ends the message with an exception after
+    the rows before it were emitted. With ``ignore-parse-errors`` those rows are kept (and the
+    message counted as skipped); without it the message fails the job as any bad record.
+
+    Attributes:
+        changes: the changes before the bad row.
+        metadata: the message's requested metadata values (set by the decoder).
+    """
+
+    def __init__(self, msg: str, changes: list[Change]):
+        super().__init__(msg)
+        self.changes = changes
+        self.metadata: tuple = ()
+
+
 class Partial:
     """An update's ``old`` object: the fields that changed; the others are the next change's row's.
 
@@ -248,6 +267,11 @@ class ChangelogJsonDecoder(Decoder):
                 continue
             try:
                 env, out = self._message(v)
+            except PartialMessage as e:  # the rows before the bad one are read, as Flink's
+                if not self.ignore_errors:
+                    raise bad_record(self.fmt, where(i), str(e), v, skip_option(self)) from None
+                self.skipped += 1
+                env, out = e.metadata, self.rows_of(e.changes)
             except RecordError as e:
                 if not self.ignore_errors:
                     raise bad_record(self.fmt, where(i), str(e), v, skip_option(self)) from None
@@ -279,8 +303,9 @@ class ChangelogJsonDecoder(Decoder):
         exact = obj is None
         if not exact:
             env = self.unwrap(obj)
-            found = self.changes(env)
-            exact = any(self._needs_exact(r) for r, _ in found)
+            found = self._changes(env)
+            rows = found.changes if isinstance(found, PartialMessage) else found
+            exact = any(self._needs_exact(r) for r, _ in rows)
         if exact:
             if not v.strip():
                 msg = "empty record"
@@ -288,9 +313,19 @@ class ChangelogJsonDecoder(Decoder):
             with deep_recursion(v):
                 obj = loads_exact(v, reject_constants=False, raw_numbers=False)
             env = self.unwrap(obj)
-            found = self.changes(env)
-        rows = self.rows_of(found)
-        return (self._message_metadata(env, obj) if self._meta_convs else ()), rows
+            found = self._changes(env)
+        meta = self._message_metadata(env, obj) if self._meta_convs else ()
+        if isinstance(found, PartialMessage):
+            found.metadata = meta
+            raise found
+        return meta, self.rows_of(found)
+
+    def _changes(self, env: dict) -> list[Change] | PartialMessage:
+        """:meth:`changes` of ``env``, or the :class:`PartialMessage` it raised (its rows to convert)."""
+        try:
+            return self.changes(env)
+        except PartialMessage as e:
+            return e
 
     def converted(self, row: dict) -> tuple:
         """The row tuple of one JSON object.
