@@ -38,6 +38,8 @@ OUT = ROOT / "tests" / "functions" / "timestamp_precision_flink.json"
 _TEXTS = ["2024-01-01 10:00:00.123456789", "2024-12-31 23:59:59.9999999995", "2024-01-01 10:00:00.1239",
           "2024-01-01 10:00:00.987654", "2024-01-01 10:00:00"]
 _P = range(10)
+#: Text with more fraction digits than TIMESTAMP(0..6) hold, after 1970 and before.
+_MORE_DIGITS = ["2024-01-01 00:00:00.1234567", "1969-12-31 23:59:59.9999", "1969-12-31 23:59:59.9999999"]
 #: Three TIMESTAMP(9) values (one NULL) in a VALUES table v(k, a, b).
 V = ("(VALUES (1, CAST('2024-01-01 10:00:00.123456789' AS TIMESTAMP(9)), "
      "CAST('2024-01-01 10:00:00.123456788' AS TIMESTAMP(9))), "
@@ -85,13 +87,37 @@ QUERIES = [
     "SELECT CAST(TO_TIMESTAMP_LTZ(1704103200123456789, 9) AS STRING)",
     "SELECT TYPEOF(CURRENT_TIMESTAMP), TYPEOF(LOCALTIMESTAMP), TYPEOF(NOW())",
     f"SELECT k, CAST(a AS STRING), CAST(LAG(a) OVER (ORDER BY PROCTIME()) AS STRING) FROM {V}",
+    # TIMESTAMP(9) values through the operators that hold Python objects here
+    f"SELECT k, CAST(ARRAY_AGG(b) AS STRING) FROM {V} GROUP BY k",
+    f"SELECT k, CAST(FIRST_VALUE(b) AS STRING), CAST(LAST_VALUE(b) AS STRING) FROM {V} GROUP BY k",
+    f"SELECT CAST(MIN(m) AS STRING), CAST(MAX(m) AS STRING), COUNT(DISTINCT m) "
+    f"FROM (SELECT k, MAX(b) AS m FROM {V} GROUP BY k)",
+    f"SELECT k, CAST(b AS STRING) FROM (SELECT k, b, ROW_NUMBER() OVER (PARTITION BY k ORDER BY b DESC) "
+    f"AS rn FROM {V}) WHERE rn <= 1",
+    f"SELECT CAST(b AS STRING), n FROM (SELECT b, n, ROW_NUMBER() OVER (PARTITION BY b ORDER BY n DESC) "
+    f"AS rn FROM (SELECT b, COUNT(*) AS n FROM {V} GROUP BY b)) WHERE rn <= 1",
+    f"SELECT x.k, CAST(x.b AS STRING), CAST(y.a AS STRING) FROM {V.replace(' v(', ' x(')} "
+    f"JOIN {V.replace(' v(', ' y(')} ON x.k = y.k",
+    f"SELECT x.k, CAST(x.b AS STRING) FROM {V.replace(' v(', ' x(')} JOIN {V.replace(' v(', ' y(')} "
+    f"ON x.b = y.a",
+    f"SELECT x.k, CAST(y.b AS STRING) FROM {V.replace(' v(', ' x(')} LEFT JOIN {V.replace(' v(', ' y(')} "
+    f"ON x.a = y.b",
+    # text with more fraction digits than the precision: CAST, TO_TIMESTAMP (cut or rounded?)
+    *[f"SELECT CAST(CAST('{s}' AS TIMESTAMP(0)) AS STRING), CAST(CAST('{s}' AS TIMESTAMP(3)) AS STRING), "
+      f"CAST(CAST('{s}' AS TIMESTAMP(6)) AS STRING), CAST(CAST('{s}' AS TIMESTAMP_LTZ(3)) AS STRING)"
+      for s in _MORE_DIGITS],
+    *[f"SELECT CAST(TO_TIMESTAMP('{s}') AS STRING)" for s in _MORE_DIGITS],
+    *[f"SELECT CAST(TO_TIMESTAMP('{s}', 'yyyy-MM-dd HH:mm:ss.{f}') AS STRING)"
+      for s in _MORE_DIGITS[:1] for f in ("SSS", "SSSSSS", "SSSSSSS")],
+    f"SELECT CAST(TO_TIMESTAMP_LTZ('{_MORE_DIGITS[0]}', 'yyyy-MM-dd HH:mm:ss.SSSSSSS') AS STRING)",
 ]
 #: The columns of a read table, per kind: TIMESTAMP(0..9), TIMESTAMP_LTZ(0..9), TIME(0..3).
 COLUMNS = {"ts": [f"ts{p} TIMESTAMP({p})" for p in _P], "ltz": [f"ltz{p} TIMESTAMP_LTZ({p})" for p in _P],
            "t": [f"t{p} TIME({p})" for p in range(4)]}
 #: The text of each record, per kind (every column of the kind reads it), for both formats.
 RECORDS = {"ts": ["2024-01-01 10:00:00.123456789", "2024-01-01 10:00:00.1239", "2024-01-01 10:00:00",
-                  "2024-01-01T10:00:00.5", "2024-01-01 10:00:00.9999999999"],
+                  "2024-01-01T10:00:00.5", "2024-01-01 10:00:00.9999999999",
+                  *_MORE_DIGITS],
            "ltz": ["2024-01-01 10:00:00.123456789Z", "2024-01-01 10:00:00.1239Z", "2024-01-01 10:00:00Z",
                    "2024-01-01 10:00:00.1239"],
            "t": ["10:00:00.123456789", "10:00:00.1239", "10:00:00"]}

@@ -28,10 +28,6 @@ _PYTHON_STATE = ("a TIMESTAMP(9) value reaches an operator holding Python object
                  "the job fails saying so, where Flink keeps the nanoseconds (docs/types.md)")
 #: Queries whose answer still differs from Flink's, and why (docs/types.md, Timestamp precision).
 KNOWN: dict[str, str] = {
-    **dict.fromkeys(_queries_with("CAST(CAST(a AS TIMESTAMP(0))"),
-                    "a VALUES column of constants: Flink folds the CAST as a literal's (1969-12-31 "
-                    "23:59:59.999999999 at precision 0 is 23:59:59, cut down); here a value's, Java's "
-                    "division toward zero (1970-01-01 00:00:00), as for a TIMESTAMP(3) on main"),
     **dict.fromkeys(_queries_with("CAST(CAST(a AS TIME(3))"),
                     "Flink's TIME of a timestamp before 1970 is negative milliseconds (00:00:00.999 for "
                     "1969-12-31 23:59:59.999999999); 23:59:59.999 here (docs/types.md, TIME differences)"),
