@@ -1,10 +1,12 @@
 """Run queries in this process, pandas importable or not; print each one's folded rows as JSON.
 
-``python -m tests.functions.nanos_state_run {pandas|no-pandas} BACKEND < queries.json``: with
+``python -m tests.functions.nanos_state_run {pandas|no-pandas} BACKEND < input.json``: with
 ``no-pandas`` a ``sys.meta_path`` finder makes ``import pandas`` fail (as in a process without
-pandas installed) before anything is imported; each query's answer is :func:`text_rows`' rows
-(``[[value, ...], count]``) or ``{"error": text}``. Run by ``test_timestamp_precision.py`` in a
-subprocess, since pyarrow imports pandas once for the whole process.
+pandas installed) before anything is imported. The input is ``{"queries": [...], "lines": [...],
+"ddl": "..."}``: ``lines`` are written to a json file whose path ``ddl`` (a CREATE TABLE) takes as
+``{path}``. Each query's answer is :func:`text_rows`' rows (``[[value, ...], count]``) or
+``{"error": text}``. Run by ``test_timestamp_precision.py`` in a subprocess, since pyarrow imports
+pandas once for the whole process.
 """
 
 from __future__ import annotations
@@ -34,10 +36,14 @@ def main() -> int:
     from tests.runtime.oracle import make_env, text_rows
 
     answers = {}
+    job = json.load(sys.stdin)
     with tempfile.TemporaryDirectory() as d:
         env = make_env(Path(d), backend=sys.argv[2], settings={"table.local-time-zone": "UTC"})
         try:
-            for q in json.load(sys.stdin):
+            if job.get("ddl"):
+                (Path(d) / "t.json").write_text("\n".join(job["lines"]) + "\n")
+                env.execute_sql(job["ddl"].format(path=Path(d) / "t.json"))
+            for q in job["queries"]:
                 try:
                     answers[q] = {"rows": [[list(r), n] for r, n in text_rows(env, q).items()]}
                 except StreamSQLError as e:

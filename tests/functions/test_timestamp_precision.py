@@ -129,31 +129,45 @@ def test_nanoseconds_refused_where_not_held(env, query, message):
 _PYTHON_STATE = ("COUNT(DISTINCT", "ARRAY_AGG(", "FIRST_VALUE(", "ROW_NUMBER()", " JOIN ", "MIN(m)")
 
 
-@pytest.mark.parametrize(("pandas", "backend"), [("no-pandas", "hashmap"), ("no-pandas", "rocksdb"),
-                                                 ("pandas", "hashmap")])
-def test_nanoseconds_through_python_state_as_flink(pandas, backend):
-    """Flink's answers whether pandas is importable or not: TIMESTAMP(9) values in Python-object state
-    keep their nanoseconds (two values 1 ns apart count 2), on both backends.
-
-    pyarrow gives a nanosecond value as ``pandas.Timestamp`` when it can import pandas, and fails
-    without it; the operators take epoch nanoseconds instead (``streamsql/core/py_values.py``).
-    Each case runs in a subprocess, since pyarrow imports pandas once per process.
-    """
-    queries = sorted(q for q in FLINK["queries"] if any(m in q for m in _PYTHON_STATE) and q not in KNOWN)
-    assert len(queries) >= 1
+def _run_without_or_with_pandas(pandas: str, backend: str, job: dict) -> dict:
+    """The answers of :mod:`tests.functions.nanos_state_run` to ``job``, in a subprocess."""
     proc = subprocess.run([sys.executable, "-m", "tests.functions.nanos_state_run", pandas, backend],
-                          input=json.dumps(queries), capture_output=True, text=True, timeout=600,
+                          input=json.dumps(job), capture_output=True, text=True, timeout=600,
                           cwd=Path(__file__).resolve().parents[2], check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout)
     assert out["pandas"] is (pandas == "pandas")
-    for q in queries:
-        flink, ours = FLINK["queries"][q], out["answers"][q]
+    return out["answers"]
+
+
+def _assert_as_flink(recorded: dict, answers: dict) -> None:
+    for q, flink in recorded.items():
+        ours = answers[q]
         if "error" in flink:
             assert "error" in ours, q
             continue
         assert "rows" in ours, (q, ours)
         assert Counter({tuple(r): n for r, n in ours["rows"]}) == fold_text(flink["rows"]), q
+
+
+@pytest.mark.parametrize(("pandas", "backend"), [("no-pandas", "hashmap"), ("no-pandas", "rocksdb"),
+                                                 ("pandas", "hashmap")])
+def test_nanoseconds_through_python_state_as_flink(pandas, backend):
+    """Flink's answers whether pandas is importable or not: TIMESTAMP(9) values in Python-object state
+    (COUNT(DISTINCT), a retracting MIN/MAX, ARRAY_AGG, FIRST_VALUE, Top-N, joins; OVER windows, ORDER BY
+    a rowtime, MATCH_RECOGNIZE, window aggregates over a table with a rowtime) keep their nanoseconds
+    (two values 1 ns apart count 2), on both backends.
+
+    pyarrow gives a nanosecond value as ``pandas.Timestamp`` when it can import pandas, and fails
+    without it; the operators take epoch nanoseconds instead (``streamsql/core/py_values.py``).
+    Each case runs in a subprocess, since pyarrow imports pandas once per process.
+    """
+    rowtime = FLINK["rowtime"]
+    recorded = {q: a for q, a in FLINK["queries"].items()
+                if any(m in q for m in _PYTHON_STATE) and q not in KNOWN}
+    recorded.update(rowtime["queries"])
+    job = {"queries": list(recorded), "lines": rowtime["lines"], "ddl": rowtime["ddl"]}
+    _assert_as_flink(recorded, _run_without_or_with_pandas(pandas, backend, job))
 
 
 def test_date_format_of_nanoseconds_refused_at_its_position(env):
