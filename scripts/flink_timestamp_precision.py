@@ -106,6 +106,12 @@ QUERIES = [
     f"ON x.b = y.a",
     f"SELECT x.k, CAST(y.b AS STRING) FROM {V.replace(' v(', ' x(')} LEFT JOIN {V.replace(' v(', ' y(')} "
     f"ON x.a = y.b",
+    # a CAST of a VALUES column: folded as a literal's where the Calc over the VALUES is folded?
+    f"SELECT CAST(CAST(x.a AS TIMESTAMP(0)) AS STRING) FROM {V.replace(' v(', ' x(')} "
+    f"JOIN {V.replace(' v(', ' y(')} ON x.k = y.k WHERE x.k = 2",
+    f"SELECT CAST(CAST(a AS TIMESTAMP_LTZ(0)) AS STRING) FROM {V} WHERE k = 2",
+    f"SELECT CAST(CAST(x AS TIMESTAMP(0)) AS STRING) FROM (SELECT a AS x FROM {V} WHERE k = 2)",
+    f"SELECT CAST(CAST(MAX(a) AS TIMESTAMP(0)) AS STRING) FROM {V} WHERE k = 2",
     # text with more fraction digits than the precision: CAST, TO_TIMESTAMP (cut or rounded?)
     *[f"SELECT CAST(CAST('{s}' AS TIMESTAMP(0)) AS STRING), CAST(CAST('{s}' AS TIMESTAMP(3)) AS STRING), "
       f"CAST(CAST('{s}' AS TIMESTAMP(6)) AS STRING), CAST(CAST('{s}' AS TIMESTAMP_LTZ(3)) AS STRING)"

@@ -627,8 +627,11 @@ def _timestamp_precision(n: exp.Cast, source: SqlType | None, target: SqlType) -
         return None
     if isinstance(n.this, exp.Literal) and not n.to.expressions:
         return None
+    # a folded VALUES column keeps Calcite's literal cast to its own type only: to another datetime type
+    # (TIMESTAMP to TIMESTAMP_LTZ) Calcite's canRemoveCastFromLiteral says no and Flink runs its own cast
+    folded = n.this.meta.get(FOLDED, False) and source.name == target.name
     literal = (isinstance(n.this, exp.Cast) and isinstance(n.this.this, exp.Literal)) or (
-        n.this.meta.get(FROM_TEXT) == "literal") or n.this.meta.get(FOLDED, False)
+        n.this.meta.get(FROM_TEXT) == "literal") or folded
     if source.name in STRING_TYPES or literal:
         floor = True
     elif source.name in _TIMES and (source.precision is None or source.precision > p):
