@@ -92,3 +92,14 @@ def _as_datetimes(v: Any, t: pa.DataType) -> Any:
     if pa.types.is_struct(t):
         return {f.name: _as_datetimes(v[f.name], f.type) for f in (t.field(i) for i in range(t.num_fields))}
     return v
+
+
+def below_micros(col: pa.Array | pa.ChunkedArray) -> int:
+    """How many values of a TIMESTAMP(7..9) column (``timestamp('ns')``) have digits below the microsecond.
+
+    0 for a column of any other type (nested ones included: not looked into).
+    """
+    if not (pa.types.is_timestamp(col.type) and col.type.unit == "ns"):
+        return 0
+    nanos = col.cast(pa.int64()).fill_null(0).to_numpy()
+    return int((nanos % 1000 != 0).sum())
