@@ -220,3 +220,7 @@ class Scope:
         """The same columns, all under one qualifier (a subquery or table alias)."""
         q = qualifier.lower() if qualifier else None
         return Scope([replace(c, qualifier=q) for c in self.columns], self.sql, self.what)
+
+    def unfolded(self) -> Scope:
+        """The same columns, none folded: above an operator Flink never folds."""
+        return Scope([replace(c, folded=False) for c in self.columns], self.sql, self.what)
