@@ -243,7 +243,8 @@ class Planner:
         if isinstance(q, exp.Subquery):  # (SELECT ...) [ORDER BY ...] LIMIT n: Calcite's ordered query
             node, scope = self._query(q.this)
             self._reject_modifiers(q, limit=True)
-            return plan_limit(self, q, node), scope
+            limited = plan_limit(self, q, node)
+            return limited, scope if limited is node else scope.unfolded()
         if isinstance(q, exp.SetOperation):  # set operation hook (plan/setops.py)
             return plan_set_operation(self, q)
         if isinstance(q, exp.Select):
@@ -265,7 +266,8 @@ class Planner:
             return node, _scope_of(node, None, self.sql)
         sel, hidden = select_order_keys(sel)  # ORDER BY ... LIMIT keys that are not selected (plan/limit.py)
         node, scope = self._select_rows(sel)
-        return plan_limit(self, sel, node, hidden), scope  # LIMIT hook (plan/limit.py): after every path
+        limited = plan_limit(self, sel, node, hidden)  # LIMIT hook (plan/limit.py): after every path
+        return limited, scope if limited is node else scope.unfolded()
 
     def _select_rows(self, sel: exp.Select) -> tuple[PlanNode, Scope]:
         src = sel.args.get("from_")
@@ -288,8 +290,11 @@ class Planner:
             node, scope, where = ranked
         else:
             node, scope = self._from(src.this)
+        source = node
         node = plan_subquery_joins(self, node, scope, subqueries)
         sel, node, scope = plan_scalar_joins(self, sel, node, scope, scalars)
+        if node is not source:  # a join with a subquery's rows: Flink folds no Calc over it
+            scope = scope.unfolded()
         distinct_clause = sel.args.get("distinct")
         if distinct_clause is not None and distinct_clause.args.get("on") is not None:
             self._fail(distinct_clause, "SELECT DISTINCT ON is not supported; "
@@ -316,6 +321,7 @@ class Planner:
             scope = projected_scope(_scope_of(node, None, self.sql), exprs, scope)
         if distinct_clause is not None:  # DISTINCT hook (plan/setops.py): GROUP BY every column
             node = distinct(self, node)
+            scope = scope.unfolded()  # an aggregate's output: Flink folds no Calc over it
         return node, scope
 
     def _reject_modifiers(self, q: exp.Query, limit: bool = False) -> None:
