@@ -380,11 +380,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1,
                     help="rounds of every workload's contenders, alternated (raw, streamsql, flink, raw, "
                     "...); the report adds each round's table and the medians of the per-round ratios")
+    ap.add_argument("--repeat-only", default=None,
+                    help="the workloads (Kafka and engine-only labels, e.g. Q0,Q1) that get --repeat "
+                    "rounds; every other workload runs once (default: all get them)")
     ap.add_argument("--flink-lock", default="/tmp/flink.lock",
                     help="file locked while a flink contender runs (shared-machine serialization); "
                     "'' for none")
     a = ap.parse_args(argv)
     compile_bytecode()
+    repeated = set(a.repeat_only.split(",")) if a.repeat_only else None
+
+    def rounds(label: str) -> range:
+        """Round numbers of a workload: --repeat of them unless --repeat-only leaves it out."""
+        return range(1, (a.repeat if repeated is None or label in repeated else 1) + 1)
 
     events = a.events or (20_000 if a.smoke else 1_000_000)
     if a.smoke:
@@ -425,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
             keys = WORKLOADS[w]
             ds = dataset(keys, events)
             # Alternated rounds: a machine whose speed drifts moves every contender of a round alike
-            for rnd, c in ((r, c) for r in range(1, a.repeat + 1) for c in contenders):
+            for rnd, c in ((r, c) for r in rounds(label) for c in contenders):
                 if backend == "hashmap" and c in ("raw", "quix"):  # they have no such backend
                     continue
                 extra = {**(_tree(c, a.baseline) or {}), "backend": backend,
@@ -499,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         for label in [e for e in engine if e != "none"]:
             w, keys, backend = ENGINE[label]
             engine_contenders = [c for c in contenders if c in ("streamsql", "flink")]
-            for rnd, c in ((r, c) for r in range(1, a.repeat + 1) for c in engine_contenders):
+            for rnd, c in ((r, c) for r in rounds(label) for c in engine_contenders):
                 spec = {"engine": True, "events": a.engine_events or events, "keys": keys, "backend": backend}
                 res = run_contender(c, label, "", {}, a.interval_ms, timeout, extra=spec,
                                     flink_lock=a.flink_lock or None)
@@ -525,6 +533,7 @@ def main(argv: list[str] | None = None) -> int:
         "versions": _versions(),
         "backends": a.backends,
         "repeat": a.repeat,
+        "repeat_only": a.repeat_only,
         "datasets": [asdict(d) for d in datasets.values()],
     }
     write_report(rows, scaling_rows, meta, out_dir, engine_rows)

@@ -47,6 +47,7 @@ from streamsql.core.connector import (
 )
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.errors import ConfigError, ExecutionError
+from streamsql.core.py_values import below_micros, user_values
 from streamsql.core.secrets import redact, remember
 
 OPTIONS = [
@@ -298,7 +299,7 @@ class JdbcSink(Sink):
         """Buffer the rows (reduced per key in upsert mode); flush when the buffer is full or old."""
         if batch.num_rows == 0:
             return
-        cols = [c.to_pylist() for c in batch.table.columns]
+        cols = [_driver_values(c, n) for c, n in zip(batch.table.columns, batch.table.column_names)]
         rows = list(zip(*cols))
         if self.upsert_mode:
             gone = (RowKind.DELETE, RowKind.UPDATE_BEFORE)
@@ -391,3 +392,20 @@ SPEC = register(
         create_lookup=_create_lookup,
     )
 )
+
+
+def _driver_values(col, name: str) -> list:
+    """A column's Python values for the database driver (a TIMESTAMP(7..9) as a ``datetime``).
+
+    Raises:
+        ExecutionError: a TIMESTAMP(7..9) value with digits below the microsecond, which neither a
+            PostgreSQL nor a MariaDB timestamp holds: Flink hands the nanoseconds to the JDBC driver,
+            which rounds (PgJDBC) or cuts them; refused here rather than either done silently.
+    """
+    bad = below_micros(col)
+    if bad:
+        msg = (f"jdbc sink: column '{name}' has {bad} TIMESTAMP(7..9) value(s) with digits below the "
+               "microsecond, which the database's timestamp cannot hold; CAST the column to TIMESTAMP(6) "
+               "(cut down) in the query")
+        raise ExecutionError(msg)
+    return user_values(col)

@@ -8,6 +8,8 @@ parallelism 1),
   TIMESTAMP(9) values through arithmetic, comparison, GROUP BY / MIN / MAX / DISTINCT, the time
   functions (EXTRACT, DATE_FORMAT, TO_TIMESTAMP, TIMESTAMPDIFF, FLOOR, ...), TYPEOF; each answer is
   its changelog (row kind first, values as text) or Flink's error;
+- ``ROWTIME_QUERIES``: TIMESTAMP(9) values through OVER windows, ORDER BY a rowtime,
+  MATCH_RECOGNIZE and window aggregates (a json file with a rowtime, streaming);
 - ``READS``: a file of the ``json`` or ``csv`` format read into columns TIMESTAMP(0..9),
   TIMESTAMP_LTZ(0..9) and TIME(0..3) from text with more fraction digits than the column declares:
   each column's value as text, its comparison with literals, and the bytes the same format writes
@@ -16,7 +18,9 @@ parallelism 1),
 and writes ``tests/functions/timestamp_precision_flink.json``, which
 ``tests/functions/test_timestamp_precision.py`` compares with StreamSQL's answers::
 
-    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_timestamp_precision.py [queries|json|csv]
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_timestamp_precision.py PART
+
+(PART: queries, rowtime, json or csv; all of them without one)
 
 (one part per run keeps each hold of the lock short; the answers are merged into the file).
 """
@@ -38,6 +42,8 @@ OUT = ROOT / "tests" / "functions" / "timestamp_precision_flink.json"
 _TEXTS = ["2024-01-01 10:00:00.123456789", "2024-12-31 23:59:59.9999999995", "2024-01-01 10:00:00.1239",
           "2024-01-01 10:00:00.987654", "2024-01-01 10:00:00"]
 _P = range(10)
+#: Text with more fraction digits than TIMESTAMP(0..6) hold, after 1970 and before.
+_MORE_DIGITS = ["2024-01-01 00:00:00.1234567", "1969-12-31 23:59:59.9999", "1969-12-31 23:59:59.9999999"]
 #: Three TIMESTAMP(9) values (one NULL) in a VALUES table v(k, a, b).
 V = ("(VALUES (1, CAST('2024-01-01 10:00:00.123456789' AS TIMESTAMP(9)), "
      "CAST('2024-01-01 10:00:00.123456788' AS TIMESTAMP(9))), "
@@ -85,13 +91,66 @@ QUERIES = [
     "SELECT CAST(TO_TIMESTAMP_LTZ(1704103200123456789, 9) AS STRING)",
     "SELECT TYPEOF(CURRENT_TIMESTAMP), TYPEOF(LOCALTIMESTAMP), TYPEOF(NOW())",
     f"SELECT k, CAST(a AS STRING), CAST(LAG(a) OVER (ORDER BY PROCTIME()) AS STRING) FROM {V}",
+    # TIMESTAMP(9) values through the operators that hold Python objects here
+    f"SELECT k, CAST(ARRAY_AGG(b) AS STRING) FROM {V} GROUP BY k",
+    f"SELECT k, CAST(FIRST_VALUE(b) AS STRING), CAST(LAST_VALUE(b) AS STRING) FROM {V} GROUP BY k",
+    f"SELECT CAST(MIN(m) AS STRING), CAST(MAX(m) AS STRING), COUNT(DISTINCT m) "
+    f"FROM (SELECT k, MAX(b) AS m FROM {V} GROUP BY k)",
+    f"SELECT k, CAST(b AS STRING) FROM (SELECT k, b, ROW_NUMBER() OVER (PARTITION BY k ORDER BY b DESC) "
+    f"AS rn FROM {V}) WHERE rn <= 1",
+    f"SELECT CAST(b AS STRING), n FROM (SELECT b, n, ROW_NUMBER() OVER (PARTITION BY b ORDER BY n DESC) "
+    f"AS rn FROM (SELECT b, COUNT(*) AS n FROM {V} GROUP BY b)) WHERE rn <= 1",
+    f"SELECT x.k, CAST(x.b AS STRING), CAST(y.a AS STRING) FROM {V.replace(' v(', ' x(')} "
+    f"JOIN {V.replace(' v(', ' y(')} ON x.k = y.k",
+    f"SELECT x.k, CAST(x.b AS STRING) FROM {V.replace(' v(', ' x(')} JOIN {V.replace(' v(', ' y(')} "
+    f"ON x.b = y.a",
+    f"SELECT x.k, CAST(y.b AS STRING) FROM {V.replace(' v(', ' x(')} LEFT JOIN {V.replace(' v(', ' y(')} "
+    f"ON x.a = y.b",
+    # a CAST of a VALUES column: folded as a literal's where the Calc over the VALUES is folded?
+    f"SELECT CAST(CAST(x.a AS TIMESTAMP(0)) AS STRING) FROM {V.replace(' v(', ' x(')} "
+    f"JOIN {V.replace(' v(', ' y(')} ON x.k = y.k WHERE x.k = 2",
+    f"SELECT CAST(CAST(a AS TIMESTAMP_LTZ(0)) AS STRING) FROM {V} WHERE k = 2",
+    f"SELECT CAST(CAST(x AS TIMESTAMP(0)) AS STRING) FROM (SELECT a AS x FROM {V} WHERE k = 2)",
+    f"SELECT CAST(CAST(MAX(a) AS TIMESTAMP(0)) AS STRING) FROM {V} WHERE k = 2",
+    # text with more fraction digits than the precision: CAST, TO_TIMESTAMP (cut or rounded?)
+    *[f"SELECT CAST(CAST('{s}' AS TIMESTAMP(0)) AS STRING), CAST(CAST('{s}' AS TIMESTAMP(3)) AS STRING), "
+      f"CAST(CAST('{s}' AS TIMESTAMP(6)) AS STRING), CAST(CAST('{s}' AS TIMESTAMP_LTZ(3)) AS STRING)"
+      for s in _MORE_DIGITS],
+    *[f"SELECT CAST(TO_TIMESTAMP('{s}') AS STRING)" for s in _MORE_DIGITS],
+    *[f"SELECT CAST(TO_TIMESTAMP('{s}', 'yyyy-MM-dd HH:mm:ss.{f}') AS STRING)"
+      for s in _MORE_DIGITS[:1] for f in ("SSS", "SSSSSS", "SSSSSSS")],
+    f"SELECT CAST(TO_TIMESTAMP_LTZ('{_MORE_DIGITS[0]}', 'yyyy-MM-dd HH:mm:ss.SSSSSSS') AS STRING)",
+]
+#: TIMESTAMP(9) values in a table with a rowtime, through the operators that need one (OVER windows,
+#: ORDER BY the rowtime, MATCH_RECOGNIZE, window aggregates): json lines, the table (``{path}``), queries.
+ROWTIME_LINES = [
+    '{"k": 1, "ts": "2024-01-01 10:00:00", "b": "2024-01-01 10:00:00.123456789"}',
+    '{"k": 1, "ts": "2024-01-01 10:00:01", "b": "2024-01-01 10:00:00.123456788"}',
+    '{"k": 1, "ts": "2024-01-01 10:00:02", "b": "1969-12-31 23:59:59.999999999"}',
+    '{"k": 2, "ts": "2024-01-01 10:00:03", "b": null}',
+]
+ROWTIME_DDL = ("CREATE TABLE t (k INT, ts TIMESTAMP(3), b TIMESTAMP(9), WATERMARK FOR ts AS ts) WITH "
+               "('connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')")
+ROWTIME_QUERIES = [
+    "SELECT k, CAST(b AS STRING), CAST(MIN(b) OVER w AS STRING), CAST(MAX(b) OVER w AS STRING) FROM t "
+    "WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+    "SELECT k, CAST(LAG(b) OVER (PARTITION BY k ORDER BY ts) AS STRING) FROM t",
+    "SELECT k, CAST(b AS STRING) FROM t ORDER BY ts",
+    "SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES CAST(A.b AS STRING) AS ab, "
+    "CAST(LAST(B.b) AS STRING) AS bb ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B) "
+    "DEFINE B AS B.b < A.b)",
+    "SELECT k, CAST(MAX(b) AS STRING), COUNT(DISTINCT b), CAST(ARRAY_AGG(b) AS STRING) "
+    "FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' HOUR)) GROUP BY k, window_start",
+    "SELECT k, CAST(MAX(b) AS STRING), COUNT(DISTINCT b) FROM TABLE(SESSION(TABLE t PARTITION BY k, "
+    "DESCRIPTOR(ts), INTERVAL '1' HOUR)) GROUP BY k, window_start",
 ]
 #: The columns of a read table, per kind: TIMESTAMP(0..9), TIMESTAMP_LTZ(0..9), TIME(0..3).
 COLUMNS = {"ts": [f"ts{p} TIMESTAMP({p})" for p in _P], "ltz": [f"ltz{p} TIMESTAMP_LTZ({p})" for p in _P],
            "t": [f"t{p} TIME({p})" for p in range(4)]}
 #: The text of each record, per kind (every column of the kind reads it), for both formats.
 RECORDS = {"ts": ["2024-01-01 10:00:00.123456789", "2024-01-01 10:00:00.1239", "2024-01-01 10:00:00",
-                  "2024-01-01T10:00:00.5", "2024-01-01 10:00:00.9999999999"],
+                  "2024-01-01T10:00:00.5", "2024-01-01 10:00:00.9999999999",
+                  *_MORE_DIGITS],
            "ltz": ["2024-01-01 10:00:00.123456789Z", "2024-01-01 10:00:00.1239Z", "2024-01-01 10:00:00Z",
                    "2024-01-01 10:00:00.1239"],
            "t": ["10:00:00.123456789", "10:00:00.1239", "10:00:00"]}
@@ -143,6 +202,19 @@ def _read(fmt: str, kind: str, text: str) -> dict:
     return record
 
 
+def _rowtime() -> dict:
+    """:data:`ROWTIME_QUERIES` over :data:`ROWTIME_LINES` (streaming; the bounded source ends them)."""
+    folder = Path(tempfile.mkdtemp(prefix="flink_tsprec_rowtime_"))
+    (folder / "t.json").write_text("\n".join(ROWTIME_LINES) + "\n")
+    tenv = _tenv()
+    tenv.execute_sql(ROWTIME_DDL.format(path=folder / "t.json"))
+    out: dict = {"lines": ROWTIME_LINES, "ddl": ROWTIME_DDL, "queries": {}}
+    for q in ROWTIME_QUERIES:
+        out["queries"][q] = _changelog(tenv, q)
+        print(q[:100], "->", json.dumps(out["queries"][q])[:300], flush=True)
+    return out
+
+
 def main() -> int:
     """Run every probe and write the JSON."""
     part = sys.argv[1] if len(sys.argv) > 1 else "all"
@@ -155,6 +227,9 @@ def main() -> int:
             doc["queries"][q] = _changelog(tenv, q)
             print(q[:100], "->", json.dumps(doc["queries"][q])[:200], flush=True)
             OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    if part in ("all", "rowtime"):
+        doc["rowtime"] = _rowtime()
+        OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     for fmt in FORMATS if part == "all" else [part] if part in FORMATS else []:
         doc.setdefault("reads", {})
         for kind, texts in RECORDS.items():

@@ -14,7 +14,11 @@ A message is the datum alone (no container header, no schema registry: that is
 ``avro-confluent``), as Flink's ``AvroRowDataSerializationSchema`` writes it with the binary
 encoder. Encoding and decoding go through fastavro; a message that does not decode fails the job
 (``BadRecordError`` naming ``topic[partition]@offset``): Flink's avro format has no option to
-skip it. A tombstone (None) is no row, as Flink's deserializer returns null for it.
+skip it. A tombstone (None) is no row, as Flink's deserializer returns null for it. Values are
+read as Flink's ``AvroToRowDataConverters``: an ``int`` into TINYINT / SMALLINT keeps its low bits
+(Java's ``byteValue()`` / ``shortValue()``), a ``decimal`` of more digits than the column's precision
+is NULL, one of zero bytes fails the record; a value its Arrow column cannot hold fails the record
+too, named.
 """
 
 from __future__ import annotations
@@ -59,18 +63,19 @@ def avro_schema(schema: Schema, table: str | None = None) -> dict:
     """
     fields = []
     for f in schema.fields:
-        fields.append(_field(f.name, f.type, RECORD_NAME, table))
+        fields.append(_field(f.name, f.type, RECORD_NAME, table, f.name))
     return {"type": "record", "name": RECORD_NAME, "fields": fields}
 
 
-def _field(name: str, t: SqlType, parent: str, table: str | None) -> dict:
-    out: dict[str, Any] = {"name": name, "type": _type(t, f"{parent}_{name}", name, table)}
+def _field(name: str, t: SqlType, parent: str, table: str | None, top: str) -> dict:
+    """Field ``name`` of type ``t`` in record ``parent``; ``top``: the table's column it is (part of)."""
+    out: dict[str, Any] = {"name": name, "type": _type(t, f"{parent}_{name}", name, table, top)}
     if t.nullable:
         out["default"] = None
     return out
 
 
-def _type(t: SqlType, record_name: str, column: str, table: str | None) -> Any:
+def _type(t: SqlType, record_name: str, column: str, table: str | None, top: str) -> Any:
     n = t.name
     if n in _PRIMITIVE:
         s: Any = _PRIMITIVE[n]
@@ -83,18 +88,18 @@ def _type(t: SqlType, record_name: str, column: str, table: str | None) -> Any:
     elif n == "TIMESTAMP" and (t.precision if t.precision is not None else 6) <= 3:
         s = {"type": "long", "logicalType": "timestamp-millis"}
     elif n == "ARRAY":
-        s = {"type": "array", "items": _type(t.children[0], record_name, column, table)}
+        s = {"type": "array", "items": _type(t.children[0], record_name, column, table, top)}
     elif n == "MAP" and t.children[0].name == "STRING":
-        s = {"type": "map", "values": _type(t.children[1], record_name, column, table)}
+        s = {"type": "map", "values": _type(t.children[1], record_name, column, table, top)}
     elif n == "ROW":
         s = {"type": "record", "name": record_name,
-             "fields": [_field(fn, ft, record_name, table) for fn, ft in zip(t.field_names, t.children)]}
+             "fields": [_field(fn, ft, record_name, table, top) for fn, ft in zip(t.field_names, t.children)]}
     else:
         where = f"Table '{table}': " if table else ""
         msg = (f"{where}the 'avro' format cannot carry column '{column}' of type {t.sql()} (Flink's legacy "
                "timestamp mapping: TIMESTAMP(p <= 3), TIME(p <= 3), MAP with STRING keys; no "
                "TIMESTAMP_LTZ, MULTISET, VARIANT, ...)")
-        raise ConfigError(msg)
+        raise ConfigError(msg, table=table, column=top)  # at the column in the CREATE TABLE
     return ["null", s] if t.nullable else s
 
 
@@ -138,9 +143,10 @@ def _from_avro(t: SqlType) -> Callable[[Any], Any]:
     """
     n = t.name
     if n == "DECIMAL":
-        scale = t.scale or 0
-        return lambda v: None if v is None else decimal.Decimal(int.from_bytes(v, "big", signed=True)).scaleb(
-            -scale)
+        return _decimal_of(t.precision or 10, t.scale or 0)
+    if n in _NARROW:  # Java's Integer.byteValue() / shortValue(): the low bits, sign-extended
+        half = _NARROW[n]
+        return lambda v: None if v is None else (v + half) % (2 * half) - half
     if n == "TIMESTAMP":
         per_ms = _PER_MS[t.to_arrow().unit]
         return lambda v: None if v is None else v * per_ms
@@ -156,6 +162,28 @@ def _from_avro(t: SqlType) -> Callable[[Any], Any]:
         convs = [(fn, _from_avro(ft)) for fn, ft in zip(t.field_names, t.children)]
         return lambda v: None if v is None else {fn: c(v.get(fn)) for fn, c in convs}
     return lambda v: v
+
+
+#: Half the range of the types Flink's converter narrows an Avro ``int`` to (TINYINT, SMALLINT).
+_NARROW = {"TINYINT": 1 << 7, "SMALLINT": 1 << 15}
+
+
+def _decimal_of(precision: int, scale: int) -> Callable[[Any], Any]:
+    """A converter of a ``decimal`` datum's bytes (big-endian two's complement, unscaled).
+
+    As Flink's ``DecimalData.fromUnscaledBytes``: more digits than ``precision`` give NULL; empty
+    bytes are no number (Java's ``new BigInteger(new byte[0])`` fails: the record does not decode).
+    """
+    def convert(v: bytes | None) -> decimal.Decimal | None:
+        if v is None:
+            return None
+        if not v:
+            msg = "a DECIMAL value of zero bytes (Java: 'Zero length BigInteger')"
+            raise ValueError(msg)
+        unscaled = int.from_bytes(v, "big", signed=True)
+        return None if len(str(abs(unscaled))) > precision else decimal.Decimal(unscaled).scaleb(-scale)
+
+    return convert
 
 
 def _plain(s: Any) -> Any:
@@ -207,7 +235,16 @@ class AvroDecoder(Decoder):
                 raise bad_record(self.fmt, where(i), reason, v) from None
             src.append(i)
         self.source_index = np.asarray(src, dtype=np.int64)
-        return Batch(from_rows(rows, self.schema))
+        try:
+            return Batch(from_rows(rows, self.schema))
+        except (pa.ArrowException, OverflowError, ValueError):
+            for row, i in zip(rows, src):  # the first record whose values its column cannot hold
+                try:
+                    from_rows([row], self.schema)
+                except (pa.ArrowException, OverflowError, ValueError) as e:
+                    reason = f"a value out of its column's range ({type(e).__name__}: {e})"
+                    raise bad_record(self.fmt, where(i), reason, values[i]) from None
+            raise
 
 
 class AvroEncoder(Encoder):

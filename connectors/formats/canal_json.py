@@ -6,11 +6,16 @@ A message is ``{"data": [row, ...], "old": [changed fields, ...] | null, "type":
 +I per row of ``data``; ``UPDATE`` → per row, -U (the row's ``old`` object; a field it leaves
 NULL is taken from the row unless *any* object of ``old`` names it, Jackson's ``findValue`` over
 the whole array: then it stays NULL) then +U (the row); ``DELETE`` → -D per row; ``CREATE`` (a DDL event) →
-nothing; another type fails the message. With ``'canal-json.database.include'`` /
-``'canal-json.table.include'`` (Java regular expressions matched against the whole name) a
-message of another database or table is no change. Metadata (``METADATA FROM 'value.<key>'``):
-``database``, ``table``, ``sql-type`` (MAP<STRING, INT>), ``pk-names`` (ARRAY<STRING>),
-``ingestion-timestamp`` (``ts``) and ``event-timestamp`` (``es``), TIMESTAMP_LTZ(3).
+nothing; another type fails the message. Flink converts the whole envelope, then emits the rows
+one by one: a ``data`` (or ``old``) element that is no object (null, a number) ends the message
+after the rows before it were emitted (with ``'canal-json.ignore-parse-errors'`` they are read:
+:class:`~.changelog_json.PartialMessage`; Flink 2.3's answers recorded by
+``scripts/flink_changelog_garbage.py``).
+With ``'canal-json.database.include'`` / ``'canal-json.table.include'`` (Java regular
+expressions matched against the whole name) a message of another database or table is no change.
+Metadata (``METADATA FROM 'value.<key>'``): ``database``, ``table``, ``sql-type`` (MAP<STRING, INT>),
+``pk-names`` (ARRAY<STRING>), ``ingestion-timestamp`` (``ts``) and ``event-timestamp`` (``es``),
+TIMESTAMP_LTZ(3).
 
 Written as Flink's ``CanalJsonSerializationSchema``: ``{"data":[row],"type":"INSERT"}`` for
 +I/+U, ``"DELETE"`` for -U/-D.
@@ -25,6 +30,7 @@ from streamsql.connectors.formats.changelog_json import (
     ChangelogJsonDecoder,
     ChangelogJsonEncoder,
     Partial,
+    PartialMessage,
     changelog_options,
     json_text,
     metadata,
@@ -78,36 +84,38 @@ class CanalJsonDecoder(ChangelogJsonDecoder):
         if kind not in ("INSERT", "UPDATE", "DELETE"):
             msg = f'Unknown "type" value {json_text(kind)}'
             raise RecordError(msg)
-        data = obj.get("data")
-        if not isinstance(data, list):
-            msg = f"the 'data' field of an {kind} message is {'null' if data is None else 'not an array'}"
-            raise RecordError(msg)
-        if kind == "INSERT":
-            return [(r, RowKind.INSERT) for r in data]
-        if kind == "DELETE":
-            return [(r, RowKind.DELETE) for r in data]
-        old = obj.get("old")
+        data = _rows(obj, "data", kind)
+        if kind in ("INSERT", "DELETE"):
+            out = [(r, RowKind.INSERT if kind == "INSERT" else RowKind.DELETE) for r in data]
+            bad = next((i for i, r in enumerate(data) if not isinstance(r, dict)), None)
+            if bad is not None:  # Flink emits the rows before it, then fails on it
+                msg = f"row {bad + 1} of the 'data' field of an {kind} message is no object"
+                raise PartialMessage(msg, out[:bad])
+            return out
+        old = _rows(obj, "old", kind)
         kept = names_within(old)  # Jackson's findValue over the whole "old" array, as Flink's
         out: list[Change] = []
         for i, r in enumerate(data):
-            out.append((Partial(old_row(old, i), kept), RowKind.UPDATE_BEFORE))
+            if i >= len(old) or not isinstance(old[i], dict) or not isinstance(r, dict):  # pairs before: read
+                what = "'data'" if r is None else "'old'"
+                msg = f"the {what} field of an UPDATE message has no object for row {i + 1}"
+                raise PartialMessage(msg, out)
+            out.append((Partial(old[i], kept), RowKind.UPDATE_BEFORE))
             out.append((r, RowKind.UPDATE_AFTER))
         return out
 
 
-def old_row(old, i: int) -> dict:
-    """Element ``i`` of an UPDATE's ``old`` (an array of changed fields per row).
+def _rows(obj: dict, field: str, kind: str) -> list:
+    """The array in ``field`` (its elements: row objects, or anything else that ends the message there).
 
     Raises:
-        RecordError: ``old`` has no object there (Flink's deserializer fails on it).
+        RecordError: ``field`` is no array (Flink's deserializer fails before any row).
     """
-    if not isinstance(old, list):
-        msg = f"the 'old' field of an UPDATE message is {'null' if old is None else 'not an array'}"
+    rows = obj.get(field)
+    if not isinstance(rows, list):
+        msg = f"the '{field}' field of an {kind} message is {'null' if rows is None else 'not an array'}"
         raise RecordError(msg)
-    if i >= len(old) or not isinstance(old[i], dict):
-        msg = f"the 'old' field of an UPDATE message has no object for row {i + 1}"
-        raise RecordError(msg)
-    return old[i]
+    return rows
 
 def _pattern(options: dict[str, str], key: str, table: str | None):
     """The compiled ``'canal-json.<key>.include'`` (None when unset); Flink matches the whole name.

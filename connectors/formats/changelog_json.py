@@ -58,6 +58,25 @@ from streamsql.core.types import Schema, SqlType
 Change = tuple[Any, int]
 
 
+class PartialMessage(RecordError):
+    """A message whose changes up to a bad row are read (:attr:`changes`), the rest not.
+
+    Flink's canal deserializer emits the rows of ``data`` one by one: a row that is no object (or,
+    for an UPDATE, an ``old`` without an object for it) ends the message with an exception after
+    the rows before it were emitted. With ``ignore-parse-errors`` those rows are kept (and the
+    message counted as skipped); without it the message fails the job as any bad record.
+
+    Attributes:
+        changes: the changes before the bad row.
+        metadata: the message's requested metadata values (set by the decoder).
+    """
+
+    def __init__(self, msg: str, changes: list[Change]):
+        super().__init__(msg)
+        self.changes = changes
+        self.metadata: tuple = ()
+
+
 class Partial:
     """An update's ``old`` object: the fields that changed; the others are the next change's row's.
 
@@ -107,17 +126,29 @@ class Metadata(NamedTuple):
             convert fails the message, or is NULL with ``ignore-parse-errors``, as a column's).
         scale: for a TIMESTAMP_LTZ(3) read from an epoch number, milliseconds per unit (canal's
             ``ts`` is in ms, maxwell's in s).
+        entry: the entry of the field (read as a MAP) that is the value (debezium's
+            ``source.table`` is ``source``'s ``table``); None: the whole field.
+        root: read from the message's outermost object, not from the envelope inside it
+            (debezium's ``schema`` beside its ``payload``).
+        parse: for a TIMESTAMP_LTZ read from text, the text → epoch microseconds (None: no value),
+            raising :class:`~.convert.RecordError` for text the message fails on
+            (:mod:`.timestamp_data`).
     """
 
     type: SqlType
     field: str
     json_type: SqlType
     scale: int = 1
+    entry: str | None = None
+    root: bool = False
+    parse: Callable[[str], int | None] | None = None
 
 
-def metadata(type_sql: str, field: str, json_sql: str | None = None, scale: int = 1) -> Metadata:
-    """A :class:`Metadata` from type texts (``json_sql`` defaults to ``type_sql``)."""
-    return Metadata(SqlType.parse(type_sql), field, SqlType.parse(json_sql or type_sql), scale)
+def metadata(
+    type_sql: str, field: str, json_sql: str | None = None, scale: int = 1, **more: Any
+) -> Metadata:
+    """A :class:`Metadata` from type texts (``json_sql`` defaults to ``type_sql``); ``more``: its fields."""
+    return Metadata(SqlType.parse(type_sql), field, SqlType.parse(json_sql or type_sql), scale, **more)
 
 
 def changelog_options(fmt: str, *extra: OptionSpec) -> list[OptionSpec]:
@@ -169,17 +200,24 @@ class ChangelogJsonDecoder(Decoder):
         wanted = [self.METADATA[k] for k in keys]
         self._meta_convs = [(m, make_converter(m.json_type, lenient=lenient)) for m in wanted]
 
-    def _message_metadata(self, env: dict) -> tuple:
-        """The requested metadata values of one envelope (converter outputs).
+    def _message_metadata(self, env: dict, root: Any) -> tuple:
+        """The requested metadata values of one envelope ``env`` inside message ``root`` (converter outputs).
 
         Raises:
-            RecordError: a field does not convert to its type (unless parse errors are ignored).
+            RecordError: a field does not convert to its type (unless parse errors are ignored), or
+                a metadata text does not parse (:attr:`Metadata.parse`).
         """
         out = []
         for m, conv in self._meta_convs:
-            v = env.get(m.field)
+            src = root if m.root else env
+            v = src.get(m.field) if isinstance(src, dict) else None
             v = None if v is None else convert_field(m.field, conv, v)
-            if v is not None and m.type.name == "TIMESTAMP_LTZ":
+            if v is not None and m.entry is not None:
+                v = dict(v).get(m.entry)  # a MAP's (key, value) pairs
+            if v is not None and m.parse is not None:
+                v = m.parse(v)
+                v = None if v is None else v * _PER_MS[m.type.to_arrow().unit] // 1000
+            elif v is not None and m.type.name == "TIMESTAMP_LTZ":
                 v = v * m.scale * _PER_MS[m.type.to_arrow().unit]  # epoch ms in the Arrow type's unit
             out.append(v)
         return tuple(out)
@@ -229,6 +267,11 @@ class ChangelogJsonDecoder(Decoder):
                 continue
             try:
                 env, out = self._message(v)
+            except PartialMessage as e:  # the rows before the bad one are read, as Flink's
+                if not self.ignore_errors:
+                    raise bad_record(self.fmt, where(i), str(e), v, skip_option(self)) from None
+                self.skipped += 1
+                env, out = e.metadata, self.rows_of(e.changes)
             except RecordError as e:
                 if not self.ignore_errors:
                     raise bad_record(self.fmt, where(i), str(e), v, skip_option(self)) from None
@@ -260,8 +303,9 @@ class ChangelogJsonDecoder(Decoder):
         exact = obj is None
         if not exact:
             env = self.unwrap(obj)
-            found = self.changes(env)
-            exact = any(self._needs_exact(r) for r, _ in found)
+            found = self._changes(env)
+            rows = found.changes if isinstance(found, PartialMessage) else found
+            exact = any(self._needs_exact(r) for r, _ in rows)
         if exact:
             if not v.strip():
                 msg = "empty record"
@@ -269,9 +313,19 @@ class ChangelogJsonDecoder(Decoder):
             with deep_recursion(v):
                 obj = loads_exact(v, reject_constants=False, raw_numbers=False)
             env = self.unwrap(obj)
-            found = self.changes(env)
-        rows = self.rows_of(found)
-        return (self._message_metadata(env) if self._meta_convs else ()), rows
+            found = self._changes(env)
+        meta = self._message_metadata(env, obj) if self._meta_convs else ()
+        if isinstance(found, PartialMessage):
+            found.metadata = meta
+            raise found
+        return meta, self.rows_of(found)
+
+    def _changes(self, env: dict) -> list[Change] | PartialMessage:
+        """:meth:`changes` of ``env``, or the :class:`PartialMessage` it raised (its rows to convert)."""
+        try:
+            return self.changes(env)
+        except PartialMessage as e:
+            return e
 
     def converted(self, row: dict) -> tuple:
         """The row tuple of one JSON object.

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicCollection, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from streamsql.connectors.kafka.admin import admin_client, delete_records
 from streamsql.connectors.kafka.errors import (
@@ -50,7 +50,7 @@ from streamsql.connectors.kafka.errors import (
 )
 from streamsql.connectors.kafka.options import librdkafka_props
 from streamsql.connectors.kafka.reader import EndOffsets, partition_lag
-from streamsql.connectors.kafka.transactions import TXN_TIMEOUT_S, KafkaTransactions
+from streamsql.connectors.kafka.transactions import KafkaTransactions
 
 from streamsql.core.connector import ConnectorContext, Source
 from streamsql.core.elements import MAX_WATERMARK, Batch
@@ -536,31 +536,6 @@ def delete_exchanges(props: dict[str, Any], topics: list[str], groups: list[str]
     except KafkaException as e:
         what = "Deleting exchange topics"
         raise execution_error(what, e, bootstrap) from None
-
-
-def abort_lingering(props: dict[str, Any], transactional_ids: list[str]) -> None:
-    """Fence ``transactional_ids``: a transaction one of them left open is aborted.
-
-    The ids of a run's tasks that the next run does not have (a restore at a lower parallelism,
-    or a single-process run's, restored in several tasks): no task of the new run opens a
-    producer under them, so a transaction one left open (a process killed or hung mid-checkpoint)
-    held back every ``read_committed`` reader of the partitions it wrote until the broker's
-    ``transaction.timeout.ms``. ``init_transactions`` aborts it (Flink's KafkaSink aborts the
-    lingering transactions of the subtasks beyond its parallelism on restore).
-
-    Raises:
-        ExecutionError: the brokers cannot be reached.
-    """
-    cfg = {k: v for k, v in props.items() if not k.startswith(("transaction", "enable.idem"))}
-    for tid in transactional_ids:
-        producer = new_client(Producer, {**cfg, "transactional.id": tid}, f"Transactional id '{tid}'")
-        try:
-            producer.init_transactions(TXN_TIMEOUT_S)
-        except KafkaException as e:
-            what = f"Aborting the open transaction of '{tid}'"
-            raise execution_error(what, e, str(props.get("bootstrap.servers", ""))) from None
-        finally:
-            producer.flush(0)
 
 
 def _ignore_missing(future, code: int) -> None:

@@ -58,7 +58,7 @@ import time
 from typing import Any, Callable, Iterable
 
 import orjson
-from confluent_kafka import Consumer, IsolationLevel, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import Consumer, IsolationLevel, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 from streamsql.connectors.kafka.admin import admin_client
 from streamsql.connectors.kafka.client_keys import PRODUCER_ONLY
@@ -71,7 +71,13 @@ from streamsql.connectors.kafka.errors import (
     require_brokers,
     unwrap,
 )
-from streamsql.connectors.kafka.liveness import RunInfo, RunMark, running_elsewhere_error, this_run
+from streamsql.connectors.kafka.liveness import (
+    RunInfo,
+    RunMark,
+    running_elsewhere_error,
+    runs_elsewhere,
+    this_run,
+)
 from streamsql.connectors.kafka.options import librdkafka_props, metadata_timeout_s
 from streamsql.connectors.kafka.producer import ProducerHandle
 from streamsql.connectors.kafka.topics import create_topic
@@ -184,6 +190,38 @@ class KafkaTransactions:
     def transactional_id(self) -> str:
         """``<prefix>-<job name>-<task index>``: stable across restarts, one per task."""
         return f"{self.prefix}-{self.job_name}-{self.task_index}"
+
+    @property
+    def commit_point(self) -> str:
+        """The commit point recorded in each checkpoint's ``_metadata``: :attr:`transactional_id`."""
+        return self.transactional_id
+
+    def release_commit_point(self, other: str) -> None:
+        """A checkpoint committed under transactional id ``other`` is restored: abort its open one.
+
+        A job killed mid-epoch leaves its transaction open; restored under another id (another
+        ``'pipeline.name'``, a changed ``'sink.transactional-id-prefix'``), nobody fences ``other``,
+        and that transaction held back every ``read_committed`` reader of the partitions it wrote,
+        this job's output too, until the broker's ``'transaction.timeout.ms'`` (the job finished
+        with its output invisible: 1,476 of 2,000 rows, break36). As Flink's KafkaSink aborts the
+        lingering transactions of a restored state's prefix, ``init_transactions`` under ``other``
+        aborts it; not while a run of another checkpoint folder marks ``other`` (:mod:`.liveness`):
+        that job is running, its transaction is its own (a warning says so).
+
+        Raises:
+            ExecutionError: the brokers cannot be reached.
+        """
+        if other == self.transactional_id:
+            return
+        run = this_run(self.run_folder or "")
+        running = runs_elsewhere(self.props, [other], run, self.what)[other]
+        if running:
+            log.warning("%s: the restored checkpoint was committed under transactional id '%s', which %s "
+                        "uses: its open transaction is left to it", self.what, other, running[0].describe())
+            return
+        abort_lingering(self.props, [other])
+        log.info("%s: aborted what transactional id '%s' of the restored checkpoint left open", self.what,
+                 other)
 
     @property
     def what(self) -> str:
@@ -597,6 +635,31 @@ class KafkaTransactions:
             if self._mark is not None:
                 self._mark.close()
                 self._mark = None
+
+
+def abort_lingering(props: dict[str, Any], transactional_ids: list[str]) -> None:
+    """Fence ``transactional_ids``: a transaction one of them left open is aborted.
+
+    The ids of a run's tasks that the next run does not have (a restore at a lower parallelism,
+    or a single-process run's, restored in several tasks): no task of the new run opens a
+    producer under them, so a transaction one left open (a process killed or hung mid-checkpoint)
+    held back every ``read_committed`` reader of the partitions it wrote until the broker's
+    ``transaction.timeout.ms``. ``init_transactions`` aborts it (Flink's KafkaSink aborts the
+    lingering transactions of the subtasks beyond its parallelism on restore).
+
+    Raises:
+        ExecutionError: the brokers cannot be reached.
+    """
+    cfg = {k: v for k, v in props.items() if not k.startswith(("transaction", "enable.idem"))}
+    for tid in transactional_ids:
+        producer = new_client(Producer, {**cfg, "transactional.id": tid}, f"Transactional id '{tid}'")
+        try:
+            producer.init_transactions(TXN_TIMEOUT_S)
+        except KafkaException as e:
+            what = f"Aborting the open transaction of '{tid}'"
+            raise execution_error(what, e, str(props.get("bootstrap.servers", ""))) from None
+        finally:
+            producer.flush(0)
 
 
 def commit_metadata(final: bool, uid: str | None) -> str:

@@ -62,6 +62,8 @@ class StateSnapshots(Protocol):
 
 #: The key of a checkpoint's random id in its ``_metadata`` and in the metadata its commit gets.
 UID_KEY = "uid"
+#: The key of the committer's commit point (its Kafka transactional id) in a checkpoint's ``_metadata``.
+COMMIT_POINT_KEY = "commit_point"
 
 
 class LocalCommitter:
@@ -69,6 +71,7 @@ class LocalCommitter:
 
     #: The folder's own file is the commit point: a commit of it is always this folder's (no uid).
     committed_uid = None
+    commit_point = None
 
     def __init__(self, storage: CheckpointStorage):
         self.storage = storage
@@ -76,6 +79,9 @@ class LocalCommitter:
     def last_committed(self) -> int | None:
         """The id in ``_committed`` (None after a finished job)."""
         return self.storage.local_committed()
+
+    def release_commit_point(self, other: str) -> None:
+        """Nothing: a restored checkpoint's Kafka transactions are no concern of the folder's file."""
 
     def commit(self, checkpoint_id: int, metadata: dict) -> None:
         """Write ``_committed``."""
@@ -299,7 +305,8 @@ class CheckpointCoordinator:
             flushed(n)
         uid = uuid.uuid4().hex
         metadata = {"checkpoint_id": n, "trigger_time": p.trigger_time, "positions": p.positions,
-                    "state_bytes": p.state_bytes, "operators": self._recorded_operators, UID_KEY: uid}
+                    "state_bytes": p.state_bytes, "operators": self._recorded_operators, UID_KEY: uid,
+                    COMMIT_POINT_KEY: getattr(self.committer, "commit_point", None)}
         if self.key_groups is not None:
             metadata[ASSIGNMENT_KEY] = self.key_groups
         self.storage.write_metadata(n, metadata)

@@ -15,7 +15,10 @@ Where a job restores from (:meth:`JobIdentity.restore_point`):
 1. ``'execution.state-recovery.path'`` (or ``'execution.savepoint.path'``) names a ``chk-<n>``
    folder not yet restored by this job: restore it on purpose, whatever job wrote it (a
    warning when another one did), and continue under this job's fingerprint;
-2. no committed checkpoint: start fresh;
+2. no committed checkpoint: start fresh, unless the folder holds an unfinished run of this
+   job's name with a completed checkpoint, written by another job (another query, or a changed
+   ``'sink.transactional-id-prefix'``, whose commit point this job's transactional id does not
+   see): refused, as it would read its sources again and write that run's output twice;
 3. the committed checkpoint is this job's (same fingerprint): resume it (crash recovery);
 4. otherwise refuse, with one message naming the job that wrote it, what changed, and the ways on.
 
@@ -106,6 +109,9 @@ class JobIdentity:
         #: ``(path, own folder) -> (folder, checkpoint id)``: a parallel job's savepoint merged into one
         #: checkpoint, for a job that runs as one task (set by the runtime); None: refused
         self.merge_savepoint: Callable[[str, CheckpointStorage], tuple[CheckpointStorage, int]] | None = None
+        #: the folder held an unfinished run (``_tasks``) of this job's name as this one started (set by
+        #: the runtime): :meth:`restore_point` then refuses a changed job even with nothing committed
+        self.resuming_run = False
 
     def why(self, record: dict | None) -> str:
         """What differs between the job that wrote ``record`` (a ``_job``) and this one, in brackets.
@@ -170,6 +176,13 @@ class JobIdentity:
                                        and committed is not None):
             return self._restore_on_purpose(storage, committed)
         if committed is None:
+            if (self.resuming_run and record is not None and record.get("fingerprint") != self.digest
+                    and any(storage.read_metadata(i) is not None for i in storage.checkpoint_ids())):
+                detail = (" Its checkpoints were committed under its own commit point (a Kafka "
+                          "transactional id joins the 'sink.transactional-id-prefix' values of the job's "
+                          "sinks), where this job finds none: starting fresh would read its sources again "
+                          "and write what that run committed a second time.")
+                raise JobIdentityError(self._unfinished_message(storage, record, detail))
             self._write(storage, first_checkpoint=1, recovered_from=None)
             return RestorePoint.own(storage, None)
         if ours:
@@ -218,13 +231,16 @@ class JobIdentity:
         record = read_job_file(storage)
         if record is not None and record.get("fingerprint") == self.digest:
             return
-        msg = (f"Job '{self.name}': the unfinished run in {storage.dir} was written by {_describe(record)}, "
-               f"not by this job {self.why(record)}, so it is not resumed. "
-               "To start fresh, give "
-               f"this job another 'pipeline.name' or remove the folder {storage.dir} (and the job's "
-               "_streamsql-* topics); to carry its state over on purpose, stop that job WITH SAVEPOINT and "
-               "SET 'execution.savepoint.path' to the savepoint")
-        raise JobIdentityError(msg)
+        raise JobIdentityError(self._unfinished_message(storage, record))
+
+    def _unfinished_message(self, storage: CheckpointStorage, record: dict | None, detail: str = "") -> str:
+        """The refusal to resume (or start afresh over) an unfinished run another job wrote."""
+        return (f"Job '{self.name}': the unfinished run in {storage.dir} was written by {_describe(record)}, "
+                f"not by this job {self.why(record)}, so it is not resumed.{detail} "
+                "To start fresh, give "
+                f"this job another 'pipeline.name' or remove the folder {storage.dir} (and the job's "
+                "_streamsql-* topics); to carry its state over on purpose, stop that job WITH SAVEPOINT and "
+                "SET 'execution.savepoint.path' to the savepoint")
 
     def _restore_on_purpose(self, storage: CheckpointStorage, committed: int | None) -> RestorePoint:
         marker = storage.at(self.recovery_path).read_file(SAVEPOINT_MARKER) if self.merge_savepoint else None
@@ -447,7 +463,18 @@ def check_tasks(storage: CheckpointStorage, name: str, tasks: list[str]) -> bool
         return False
     if theirs.decode() == "\n".join(tasks):
         return True
-    before, mine = len(theirs.split(b"\n")), len(tasks)
+    names = theirs.decode(errors="replace").split("\n")
+    before, mine = len(names), len(tasks)
+    ours = re.compile(re.escape(name) + r"(-\d+)*")  # the job's own task names (<job>-<stage>-<index>)
+    if not any(ours.fullmatch(n) for n in names):  # another job's: the folder was copied or renamed
+        done = [i for i in storage.checkpoint_ids() if storage.read_metadata(i) is not None]
+        how = (f"restore its checkpoint on purpose (SET 'execution.state-recovery.path' = "
+               f"'{storage.location(done[-1])}'), or " if done else "")
+        msg = (f"Job '{name}': the unfinished run in {storage.dir} is of other tasks ({', '.join(names)}): "
+               "the folder was copied or renamed from another job's, whose commits are under that job's "
+               f"Kafka transactional ids, so it is not resumed. Run that job under its own name, {how}"
+               "remove the folder to start afresh")
+        raise ConfigError(msg)
     msg = (f"Job '{name}' has an unfinished run with {before} task{'s' * (before != 1)} in {storage.dir}, "
            f"this run plans {mine}: resume it with the 'parallelism.default' it had, or remove the job's "
            "checkpoint folder (and its _streamsql-* topics) to start afresh")

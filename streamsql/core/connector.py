@@ -130,6 +130,16 @@ class Committer(Protocol):
     #: None when it recorded none (a commit point inside the checkpoint folder, an older version's
     #: commit). A restart resumes checkpoint n only if its ``_metadata`` has that uid.
     committed_uid: str | None
+    #: Where this committer commits, recorded in each checkpoint's ``_metadata``
+    #: (``"commit_point"``): the Kafka transactional id; None for the folder's own ``_committed``.
+    commit_point: str | None
+
+    def release_commit_point(self, other: str) -> None:
+        """A checkpoint committed at commit point ``other`` is restored: end what ``other`` left open.
+
+        The Kafka transaction aborts ``other``'s open transaction (unless a running job holds it),
+        as Flink's KafkaSink aborts the lingering transactions of a restored state's old prefix.
+        """
 
     def last_committed(self) -> int | None:
         """The id of the last committed checkpoint to resume from, or None.

@@ -222,15 +222,6 @@ def os_error_text(e: BaseException) -> str:
     return f"{e.strerror}: '{e.filename}'{other}"
 
 
-#: A TIMESTAMP(7..9) value met a part of the engine that holds values as Python objects (docs/types.md).
-NANOS_AS_PYTHON = (
-    "A TIMESTAMP(7..9) or TIMESTAMP_LTZ(7..9) value with digits below the microsecond reached a part of "
-    "StreamSQL that holds values as Python objects (COUNT(DISTINCT), a retracting MIN/MAX, ARRAY_AGG, "
-    "Top-N, an OVER window, a join's or MATCH_RECOGNIZE's state, a Python function): not supported "
-    "there, the job fails rather than drop the nanoseconds (Flink keeps them); CAST the value to "
-    "TIMESTAMP(6) or STRING before it")
-
-
 def user_text(e: BaseException) -> str:
     """What users are told about any exception — never a Python class name.
 
@@ -243,6 +234,4 @@ def user_text(e: BaseException) -> str:
         return os_error_text(e)
     if isinstance(e, MemoryError):
         return "out of memory"
-    if "Nanosecond resolution temporal type" in str(e):  # pyarrow's to_pylist() of a timestamp('ns')
-        return NANOS_AS_PYTHON
     return f"Internal error (a bug in StreamSQL; please report it): {e or 'no details'}"

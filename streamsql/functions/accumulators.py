@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 
 from streamsql.core.errors import PlanError
 from streamsql.core.java_hash import double_key
+from streamsql.core.py_values import py_values
 from streamsql.core.types import hashable
 from streamsql.functions.aggregate_function import AggregateFunction, overflow_error
 from streamsql.functions.aggregates import FUNCTIONS, AggSpec, CountStar, Sum
@@ -354,5 +355,5 @@ def key_values(col: pa.Array | pa.ChunkedArray) -> list:
 
 def python_values(col: pa.Array | pa.ChunkedArray) -> list:
     """A column's Python values; ROW/ARRAY/MAP ones as tuples (DISTINCT keeps them in sets)."""
-    values = col.to_pylist()
+    values = py_values(col)
     return [hashable(v) for v in values] if pa.types.is_nested(col.type) else values

@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.errors import ExecutionError
+from streamsql.core.py_values import py_values
 from streamsql.core.types import SqlType
 
 if TYPE_CHECKING:
@@ -166,8 +167,8 @@ class AggregateFunction:
         return 0
 
     def to_objects(self, part: pa.ChunkedArray) -> list:
-        """A partial state column as the Python values :meth:`fold` takes."""
-        return part.to_pylist()
+        """A partial state column as the Python values :meth:`fold` takes (:func:`py_values`)."""
+        return py_values(part)
 
     def fold(self, accs: list[list], slot: int, parts: list[list]) -> None:
         """Fold partial states (Python lists, one item per accumulator) into ``acc[slot]`` of ``accs``."""

@@ -69,6 +69,7 @@ import pyarrow.compute as pc
 
 from streamsql.core.errors import ExecutionError, PlanError
 from streamsql.core.java_hash import double_order
+from streamsql.core.py_values import py_values
 from streamsql.core.types import SqlType, holds_time
 from streamsql.functions.aggregate_function import (
     AggregateFunction,
@@ -655,7 +656,7 @@ class Min(AggregateFunction):
                 return part.cast(pa.int64()).to_pylist()
         elif pa.types.is_date32(t) and pa.types.is_date32(ot):
             return part.cast(pa.int32()).to_pylist()
-        return part.to_pylist()
+        return py_values(part)
 
     def fold(self, accs, slot, parts) -> None:
         """Keep the extreme."""
@@ -866,7 +867,7 @@ class SumDistinct(CountDistinct):
 
     def finish(self, parts):
         """The plain aggregate of each window's list of distinct values, in the list's order."""
-        return pa.array([self._of.result(self._summed(v or [])) for v in parts[0].to_pylist()], self.out_type)
+        return pa.array([self._of.result(self._summed(v or [])) for v in py_values(parts[0])], self.out_type)
 
     def _summed(self, values: list):
         """A new plain accumulator with ``values`` added in their order."""

@@ -26,6 +26,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from streamsql.core.py_values import user_values
+
 
 @dataclass(frozen=True)
 class VectorFunction:
@@ -259,7 +261,7 @@ def _failing_row(f: VectorFunction, arrays: tuple[pa.ChunkedArray, ...]) -> str:
         try:
             f.fn(*row)
         except Exception:
-            values = [a[0].as_py() for a in row]
+            values = [user_values(a)[0] for a in row]
             return ", ".join(repr(v) for v in (f.shown(values) if f.shown else values))
     return f"{n} rows"
 
@@ -267,5 +269,5 @@ def _failing_row(f: VectorFunction, arrays: tuple[pa.ChunkedArray, ...]) -> str:
 def rowwise(fn: Callable[..., object | None], arrays: tuple[pa.ChunkedArray, ...],
             out: pa.DataType) -> pa.Array:
     """``fn`` applied row by row to the Python values (NULL in, NULL out for any NULL argument)."""
-    columns = [a.to_pylist() for a in arrays]
+    columns = [user_values(a) for a in arrays]
     return pa.array([None if None in row else fn(*row) for row in zip(*columns)], out)

@@ -33,6 +33,7 @@ from typing import ClassVar
 import pyarrow as pa
 
 from streamsql.core.errors import ExecutionError, SqlError
+from streamsql.core.py_values import user_values
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregate_function import AggregateFunction as Aggregate
 from streamsql.functions.udf_names import remember
@@ -242,7 +243,7 @@ class PythonAggregate(Aggregate):
             ExecutionError: the function raised.
         """
         accumulate, out = self.function.impl.accumulate, []
-        for rows in parts[0].to_pylist():
+        for rows in user_values(parts[0]):
             acc = self.create()
             for row in rows:
                 args = tuple(row.values()) if isinstance(row, dict) else ()

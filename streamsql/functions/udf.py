@@ -39,6 +39,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.errors import SqlError
+from streamsql.core.py_values import user_values
 from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AGGREGATE_DOCS
 from streamsql.functions.python_functions import VectorFunction, register, result_array
@@ -141,7 +142,7 @@ class UserFunction:
         out, declared = self.result.to_arrow(), self.result.sql()
         if self.vectorized:
             return result_array(self.fn(*(a.combine_chunks() for a in arrays)), out, declared)
-        columns = [a.to_pylist() for a in arrays]
+        columns = [user_values(a) for a in arrays]
         return result_array([self.fn(*row) for row in zip(*columns)], out, declared)
 
 

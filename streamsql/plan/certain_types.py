@@ -45,7 +45,10 @@ def aggregate_scope(scope: Scope, agg: PlanNode) -> Scope:
 def projected_scope(out: Scope, items: list[exp.Expression | None], scope: Scope) -> Scope:
     """``out`` (a projection's columns, one per item, in order) with each item's certain type over ``scope``.
 
-    An item None is ``scope``'s column of the same name, kept as it is.
+    An item None is ``scope``'s column of the same name, kept as it is. An item that is a folded
+    column of ``scope`` (:attr:`~streamsql.plan.scope.ScopeColumn.folded`) stays folded: Flink's
+    planner merges the projections over the VALUES before it folds them (Flink 2.3:
+    ``CAST(x AS TIMESTAMP(0))`` over ``SELECT a AS x FROM (VALUES ...)`` is a literal's cast).
     """
     by_internal = {c.internal: c for c in scope.columns}
     cols = []
@@ -56,5 +59,13 @@ def projected_scope(out: Scope, items: list[exp.Expression | None], scope: Scope
             t = certain_type(item, scope)
         else:
             t = None  # over a column of no certain type (the binder's inference would refuse it)
-        cols.append(replace(c, declared=t))
+        cols.append(replace(c, declared=t, folded=_folded(item, scope)))
     return Scope(cols, out.sql, out.what)
+
+
+def _folded(item: exp.Expression | None, scope: Scope) -> bool:
+    """Whether ``item`` is a bare reference to a folded column of ``scope``."""
+    if not isinstance(item, exp.Column) or isinstance(item.this, exp.Star):
+        return False
+    col, fields = scope.resolve_path(item)
+    return col.folded and not fields

@@ -24,6 +24,7 @@ from streamsql.core.errors import SqlError
 from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType
 from streamsql.functions.scalars import FunctionError, bind, calls
+from streamsql.functions.scalars.cast_text import FOLDED
 from streamsql.functions.scalars.registry import TYPE, lookup, written
 from streamsql.functions.scalars.typeof import flink_type
 from streamsql.plan.scope import GENERATED, Scope, position_of
@@ -207,6 +208,8 @@ def resolve_unbound(node: exp.Expression, scope: Scope) -> exp.Expression:
                 new.meta["declared_type"] = col.declared
             if col.produced is not None:
                 new.meta["produced_type"] = col.produced
+            if col.folded:  # a CAST of it is a literal's (functions/scalars/operators.py)
+                new.meta[FOLDED] = True
             for f in fields:  # nested field access, typed by the binder (functions/scalars/composite)
                 new = exp.Dot(this=new, expression=exp.to_identifier(f))
             return new

@@ -107,7 +107,7 @@ from streamsql.plan.temporal_sort import plan_temporal_sort, wants_temporal_sort
 from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.update_kinds import changelog_mode, eliminate_update_before
 from streamsql.plan.values import check_row_widths, plan_values, zero_row
-from streamsql.plan.windows import plan_window_aggregate, plan_window_tvf, reject_unaggregated_sessions
+from streamsql.plan.windows import plan_window_aggregate, plan_window_tvf
 from streamsql.sql.nodes import ChangelogCall
 
 
@@ -160,18 +160,12 @@ class Planner:
         self._hinted: dict[tuple[int, tuple], TableDef] = {}
 
     # -- statements ---------------------------------------------------------------------------
-    def plan_query(self, query: exp.Expression, view: bool = False) -> PlanNode:
-        """Plan a SELECT / UNION ALL; returns the root node (ids assigned).
-
-        ``view``: the query of a view (validated or described), whose SESSION window TVF a query
-        reading the view may still aggregate (:func:`~streamsql.plan.windows.reject_unaggregated_sessions`).
-        """
+    def plan_query(self, query: exp.Expression) -> PlanNode:
+        """Plan a SELECT / UNION ALL; returns the root node (ids assigned)."""
         reject_ignored(query, self.sql)
         with self._session():
             self._top = "statement"
             node, _ = self._query(query)
-        if not view:
-            reject_unaggregated_sessions(self, node)  # window TVF hook (plan/windows.py)
         merge_calcs([node], self.sql)
         prune_aggregate_calls([node])  # as Flink's PruneAggregateCallRule (plan/agg_prune.py)
         per_row_under_ordered_calls([node])
@@ -201,7 +195,6 @@ class Planner:
                 check_row_widths(self, insert.expression, len(cols))  # VALUES hook (plan/values.py)
             self._top = "statement"
             node, _ = self._query(insert.expression)
-            reject_unaggregated_sessions(self, node)  # window TVF hook (plan/windows.py)
             sink = plan_sink(self, table, node, cols, target, insert.expression)
             check_conflict(self, sink, insert.args.get("conflict"), target)
         merge_calcs([sink], self.sql)  # the statement's nodes are read by this sink only
@@ -250,7 +243,8 @@ class Planner:
         if isinstance(q, exp.Subquery):  # (SELECT ...) [ORDER BY ...] LIMIT n: Calcite's ordered query
             node, scope = self._query(q.this)
             self._reject_modifiers(q, limit=True)
-            return plan_limit(self, q, node), scope
+            limited = plan_limit(self, q, node)
+            return limited, scope if limited is node else scope.unfolded()
         if isinstance(q, exp.SetOperation):  # set operation hook (plan/setops.py)
             return plan_set_operation(self, q)
         if isinstance(q, exp.Select):
@@ -272,7 +266,8 @@ class Planner:
             return node, _scope_of(node, None, self.sql)
         sel, hidden = select_order_keys(sel)  # ORDER BY ... LIMIT keys that are not selected (plan/limit.py)
         node, scope = self._select_rows(sel)
-        return plan_limit(self, sel, node, hidden), scope  # LIMIT hook (plan/limit.py): after every path
+        limited = plan_limit(self, sel, node, hidden)  # LIMIT hook (plan/limit.py): after every path
+        return limited, scope if limited is node else scope.unfolded()
 
     def _select_rows(self, sel: exp.Select) -> tuple[PlanNode, Scope]:
         src = sel.args.get("from_")
@@ -295,8 +290,11 @@ class Planner:
             node, scope, where = ranked
         else:
             node, scope = self._from(src.this)
+        source = node
         node = plan_subquery_joins(self, node, scope, subqueries)
         sel, node, scope = plan_scalar_joins(self, sel, node, scope, scalars)
+        if node is not source:  # a join with a subquery's rows: Flink folds no Calc over it
+            scope = scope.unfolded()
         distinct_clause = sel.args.get("distinct")
         if distinct_clause is not None and distinct_clause.args.get("on") is not None:
             self._fail(distinct_clause, "SELECT DISTINCT ON is not supported; "
@@ -323,6 +321,7 @@ class Planner:
             scope = projected_scope(_scope_of(node, None, self.sql), exprs, scope)
         if distinct_clause is not None:  # DISTINCT hook (plan/setops.py): GROUP BY every column
             node = distinct(self, node)
+            scope = scope.unfolded()  # an aggregate's output: Flink folds no Calc over it
         return node, scope
 
     def _reject_modifiers(self, q: exp.Query, limit: bool = False) -> None:

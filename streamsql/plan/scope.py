@@ -30,6 +30,11 @@ class ScopeColumn:
         produced: for a metadata column, the type its source produces when it differs from
             ``declared`` only in nullability: what TYPEOF of the bare column gives (Flink drops
             that cast, and types any other expression over the column by ``declared``).
+        folded: a VALUES column whose every cell is deterministic, seen by the Calc right over the
+            VALUES: Flink's planner folds that Calc into the Values (``ValuesReduceRule``), so its
+            expressions of the column are evaluated as of literals (Calcite's literal CAST cuts a
+            timestamp on its wall clock: ``1969-12-31 23:59:59.999999999`` at precision 0 is
+            ``23:59:59``, where a value's ``DateTimeUtils.truncate`` gives ``1970-01-01 00:00:00``).
     """
 
     qualifier: str | None
@@ -40,10 +45,11 @@ class ScopeColumn:
     _: KW_ONLY  # the flags below are named at every call: two merged branches once swapped them
     generated: bool = False
     produced: SqlType | None = None
+    folded: bool = False
 
     def derived(self) -> ScopeColumn:
-        """The same column with no declared type (e.g. one side of a join may become NULL)."""
-        return replace(self, declared=None, produced=None)
+        """The same column with no declared type (e.g. one side of a join may become NULL), not folded."""
+        return replace(self, declared=None, produced=None, folded=False)
 
 
 #: ``Column.meta`` key marking a reference to a column the planner made (see ScopeColumn.generated).
@@ -214,3 +220,7 @@ class Scope:
         """The same columns, all under one qualifier (a subquery or table alias)."""
         q = qualifier.lower() if qualifier else None
         return Scope([replace(c, qualifier=q) for c in self.columns], self.sql, self.what)
+
+    def unfolded(self) -> Scope:
+        """The same columns, none folded: above an operator Flink never folds."""
+        return Scope([replace(c, folded=False) for c in self.columns], self.sql, self.what)

@@ -88,7 +88,9 @@ def plan_values(planner: Planner, values: exp.Values) -> tuple[ValuesNode, Scope
     declared = [_declared(types[i], [row[i][2] for row in compiled]) for i in range(width)]
     node = ValuesNode([], schema, INSERT_ONLY, table=TableDef(VALUES_TABLE, [], {}), rows=cells,
                       rows_sql=[[flink_text(sql) for sql, _, _ in row] for row in compiled])
-    scope = Scope([ScopeColumn(None, n, n, t, d) for n, t, d in zip(columns, types, declared)], planner.sql)
+    folded = [all(row[i].deterministic for row in sqls) for i in range(width)]
+    scope = Scope([ScopeColumn(None, n, n, t, d, folded=f)
+                   for n, t, d, f in zip(columns, types, declared, folded)], planner.sql)
     return node, scope
 
 

@@ -23,7 +23,7 @@ import uuid
 import weakref
 from typing import Any, Callable
 
-from streamsql.checkpoint.coordinator import CheckpointCoordinator
+from streamsql.checkpoint.coordinator import COMMIT_POINT_KEY, CheckpointCoordinator
 from streamsql.checkpoint.identity import (
     TASKS_FILE,
     JobIdentity,
@@ -128,6 +128,8 @@ class JobRunner:
             raise LostCheckpointError(msg)
         if n == committed and storage is own:  # resuming the commit point's checkpoint: is it this one?
             check_commit_is_ours(self.name, own, n, meta, getattr(coord.committer, "committed_uid", None))
+        if meta.get(COMMIT_POINT_KEY):  # committed elsewhere (another name or prefix): end what it left open
+            coord.committer.release_commit_point(meta[COMMIT_POINT_KEY])
         positions = restore_claimed(graph, storage, n, meta, self.name, self.config)
         coord.last_completed = None
         self.restored_from = n
@@ -174,7 +176,8 @@ class JobRunner:
             self._replace_stopped_parallel_run(files)
             # One task, named as the job: an unfinished parallel run under this name refuses it
             # (it would read the sources again from the start), and a parallel run refuses ours.
-            if not check_tasks(files, self.name, [self.name]):
+            self.identity.resuming_run = check_tasks(files, self.name, [self.name])
+            if not self.identity.resuming_run:
                 files.write_file(TASKS_FILE, self.name.encode())
             self._run_attempts()
             if self._finished:

@@ -43,10 +43,15 @@ from typing import Any, Callable
 from streamsql.checkpoint.identity import TASKS_FILE, JobIdentity, JobIdentityError, check_tasks
 from streamsql.checkpoint.operators import ignore_unclaimed, recorded_assignment
 from streamsql.checkpoint.storage import CheckpointStorage
-from streamsql.connectors.kafka.exchange import ExchangeReader, abort_lingering, delete_exchanges
+from streamsql.connectors.kafka.exchange import ExchangeReader, delete_exchanges
 from streamsql.connectors.kafka.liveness import running_elsewhere_error, runs_elsewhere, this_run
 from streamsql.connectors.kafka.options import librdkafka_props
-from streamsql.connectors.kafka.transactions import DEFAULT_PREFIX, KafkaTransactions, transaction_prefix
+from streamsql.connectors.kafka.transactions import (
+    DEFAULT_PREFIX,
+    KafkaTransactions,
+    abort_lingering,
+    transaction_prefix,
+)
 from streamsql.connectors.registry import get_connector
 from streamsql.core.config import Config
 from streamsql.core.counters import KEYS as DROPPED_KEYS

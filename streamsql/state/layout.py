@@ -75,6 +75,7 @@ import pyarrow as pa
 from pyroaring import BitMap
 
 from streamsql.core.java_hash import DoubleKey
+from streamsql.core.py_values import py_values
 from streamsql.state.exceptions import StateError
 
 MAX_PARALLELISM = 128  # Flink's default lower bound for max parallelism; fixed for the job's life
@@ -315,7 +316,7 @@ def _variable(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     t = arr.type
     if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
             or pa.types.is_large_binary(t)):
-        arr = pa.array([encode_value(v) for v in arr.to_pylist()], pa.large_binary())
+        arr = pa.array([encode_value(v) for v in py_values(arr)], pa.large_binary())
     elif arr.null_count:
         arr = arr.fill_null(b"" if pa.types.is_binary(t) or pa.types.is_large_binary(t) else "")
     large = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)

@@ -33,6 +33,12 @@ committed output with DuckDB over every produced record (table ``r``: ``id, k, v
   ``upsert-kafka`` and a filter into an exactly-once ``kafka`` sink on a second topic: both
   sinks commit in the job's one transaction, so a crash between them is impossible by design;
   both topics are compared (lost and duplicated summed).
+- ``session-tvf``: the rows of a SESSION window TVF (``PARTITION BY g``, gap 300 ms: sessions
+  open across checkpoints and merge where rows of the 3 partitions come out of order) into an
+  exactly-once ``kafka`` sink, each row once with its session's bounds (DuckDB's gaps and islands).
+- ``prefix-sinks``: ``two-sinks`` with a third exactly-once sink (the rest of the rows into
+  ``out2``), each sink with its own ``'sink.transactional-id-prefix'`` (``chaos-a``, ``chaos+b``,
+  ``chaos-c``: the task's transaction takes the joined id).
 
 The output topics: ``out`` (and ``out2`` for ``two-sinks`` and ``multi-topic``), compacted when
 :attr:`Query.upsert` names them.
@@ -177,6 +183,55 @@ END;
 """
 
 
+_PREFIX_SINKS_SQL = _HALVES + """CREATE TABLE agg_t (k INT, n BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED)
+  WITH ({upsert_out}, 'sink.delivery-guarantee' = 'exactly-once',
+  'sink.transactional-id-prefix' = 'chaos-a');
+CREATE TABLE filt_t (id BIGINT, k INT, v2 INT) WITH ({kafka_out2},
+  'sink.transactional-id-prefix' = 'chaos+b');
+CREATE TABLE rest_t (id BIGINT, k INT, v2 INT) WITH ({kafka_out2},
+  'sink.transactional-id-prefix' = 'chaos-c');
+EXECUTE STATEMENT SET BEGIN
+INSERT INTO agg_t SELECT k, COUNT(*), SUM(v) FROM both_halves GROUP BY k;
+INSERT INTO filt_t SELECT id, k, v * 2 FROM both_halves WHERE MOD(v, 3) <> 0;
+INSERT INTO rest_t SELECT id, k, v * 2 FROM both_halves WHERE MOD(v, 3) = 0;
+END;
+"""
+
+
+def _prefix_sinks(con, outputs: Outputs) -> tuple[int, int]:
+    """``prefix-sinks``: as ``two-sinks``, a third sink writing the rest of the rows into ``out2``."""
+    agg = multiset(con.execute("SELECT k, COUNT(*), SUM(v) FROM r GROUP BY k").fetchall(),
+                   fold_upsert(outputs["out"], lambda k: k["k"], lambda r: (r["k"], r["n"], r["s"])))
+    rows = multiset(con.execute("SELECT id, k, v * 2 FROM r").fetchall(),
+                    _values(outputs["out2"], lambda r: (r["id"], r["k"], r["v2"])))
+    return agg[0] + rows[0], agg[1] + rows[1]
+
+
+_SESSION_TVF_SQL = _HALVES + """CREATE TABLE out_t (id BIGINT, g INT, ws TIMESTAMP(3), we TIMESTAMP(3))
+  WITH ({kafka_out});
+INSERT INTO out_t SELECT id, g, window_start, window_end FROM TABLE(SESSION(TABLE both_halves PARTITION BY g,
+  DESCRIPTOR(ts), INTERVAL '0.3' SECOND));
+"""
+
+
+def _session_tvf(con, outputs: Outputs) -> tuple[int, int]:
+    """``session-tvf``: each row once, in its ``g``'s session.
+
+    A new session where two rows are more than 300 ms apart: windows that touch merge (Flink's
+    ``TimeWindow.intersects``, as :mod:`~streamsql.runtime.operators.session_window`).
+    """
+    expected = con.execute("""
+        WITH o AS (SELECT id, g, ts, CASE WHEN ts - LAG(ts) OVER (PARTITION BY g ORDER BY ts, id)
+                                      > INTERVAL 300 MILLISECOND THEN 1 ELSE 0 END AS brk FROM r),
+             s AS (SELECT *, SUM(brk) OVER (PARTITION BY g ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS sid
+                   FROM o)
+        SELECT id, g, MIN(ts) OVER (PARTITION BY g, sid), MAX(ts) OVER (PARTITION BY g, sid)
+               + INTERVAL 300 MILLISECOND FROM s""").fetchall()
+    actual = _values(outputs["out"], lambda r: (r["id"], r["g"], datetime.fromisoformat(r["ws"]),
+                                                datetime.fromisoformat(r["we"])))
+    return multiset(expected, actual)
+
+
 def _two_sinks(con, outputs: Outputs) -> tuple[int, int]:
     agg = multiset(con.execute("SELECT k, COUNT(*), SUM(v) FROM r GROUP BY k").fetchall(),
                    fold_upsert(outputs["out"], lambda k: k["k"], lambda r: (r["k"], r["n"], r["s"])))
@@ -246,6 +301,8 @@ QUERIES: dict[str, Query] = {
     "interval-join": Query(_INTERVAL_JOIN_SQL, _interval_join),
     "window-topn": Query(_WINDOW_TOPN_SQL, _window_topn),
     "two-sinks": Query(_TWO_SINKS_SQL, _two_sinks, upsert=("out",), topics=("out", "out2")),
+    "session-tvf": Query(_SESSION_TVF_SQL, _session_tvf),
+    "prefix-sinks": Query(_PREFIX_SINKS_SQL, _prefix_sinks, upsert=("out",), topics=("out", "out2")),
     "multi-topic": Query(_MULTI_TOPIC_SQL, _multi_topic, topics=("out", "out2")),
     "over-nontime": Query(_OVER_NONTIME_SQL, _over_nontime, upsert=("out",)),
     "temporal-sort": Query(_TEMPORAL_SORT_SQL, _temporal_sort, misplaced=_temporal_sort_misplaced),

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import uuid
 
 import duckdb
 import pytest
 
-from streamsql.core.errors import ConfigError, PlanError
+from streamsql.core.errors import ConfigError, ExecutionError, PlanError
 from streamsql.environment import StreamEnvironment
 from tests.db_fixtures import DB_PASSWORD, DB_USER, database_with
 
@@ -155,3 +156,22 @@ def test_time_values_are_written_as_the_database_time_type(request, tmp_path, ki
     as_text = {k: None if t is None else str(t) for k, t in rows}  # psycopg: a time; pymysql: a timedelta
     assert as_text == ({1: "12:34:56.500000", 2: "00:00:00", 3: None} if kind == "postgresql"
                        else {1: "12:34:56.500000", 2: "0:00:00", 3: None})
+
+
+def test_a_nanosecond_timestamp_is_written_to_the_microsecond_or_refused(postgres_db, tmp_path):
+    """A TIMESTAMP(9) column's values reach the driver as ``datetime`` (pandas importable or not);
+    one with digits below the microsecond, which PostgreSQL's timestamp cannot hold (Flink's PgJDBC
+    rounds them), fails the job saying so, never an internal error."""
+    with postgres_db.pg() as c:
+        c.execute("CREATE TABLE stamps (k INT, ts TIMESTAMP(6))")
+    env = _env(tmp_path)
+    env.execute_sql(f"CREATE TABLE stamps (k INT, ts TIMESTAMP(9)) WITH "
+                    f"({_jdbc(postgres_db, 'postgresql', 'stamps')})")
+    whole = "SELECT 1, CAST('1969-12-31 23:59:59.999999000' AS TIMESTAMP(9))"
+    assert env.execute_sql(f"INSERT INTO stamps {whole}").job.wait(120) == "FINISHED"
+    assert _db_rows(postgres_db, "postgresql", "SELECT k, ts FROM stamps") == [
+        (1, dt.datetime(1969, 12, 31, 23, 59, 59, 999999))]  # noqa: DTZ001
+    nanos = "SELECT 2, CAST('2024-01-01 10:00:00.123456789' AS TIMESTAMP(9))"
+    job = env.execute_sql(f"INSERT INTO stamps {nanos}").job
+    with pytest.raises(ExecutionError, match="column 'ts' has 1 TIMESTAMP.7..9. value.s. with digits below"):
+        job.wait(60)

@@ -236,7 +236,8 @@ def test_metadata_then_commit_then_notify_then_prune(storage, committer, events)
     assert storage.checkpoint_ids() == [2]
     meta = storage.read_metadata(2)
     assert meta == {"checkpoint_id": 2, "trigger_time": coord.last_completed.trigger_time,
-                    "positions": {}, "state_bytes": {"state": 8}, "operators": {}, "uid": meta["uid"]}
+                    "positions": {}, "state_bytes": {"state": 8}, "operators": {}, "uid": meta["uid"],
+                    "commit_point": None}  # the committer's (a Kafka transactional id; none here)
 
 
 def test_failed_commit_notifies_no_sink_and_prunes_nothing(storage, committer, events):

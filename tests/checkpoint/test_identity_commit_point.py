@@ -60,3 +60,26 @@ def test_the_commit_metadata_round_trips_and_reads_an_older_versions(final, uid,
     assert commit_metadata(final, uid) == text
     assert read_commit_metadata(text) == (final, uid)
     assert read_commit_metadata(None) == (False, None)
+
+
+@pytest.mark.parametrize("tasks", [["job"], ["job-0-0", "job-0-1"]])
+def test_a_folder_copied_from_another_jobs_names_it(tmp_path, tasks):
+    """break36: a killed job's folder copied (or renamed) to another 'pipeline.name''s, run under that
+    name: refused, as its commits are under the other job's transactional ids; the message said
+    "an unfinished run with 1 task ..., this run plans 1: resume it with the 'parallelism.default' it
+    had". It now names the other tasks, the copy, and the checkpoint to restore on purpose."""
+    from streamsql.checkpoint.identity import TASKS_FILE, check_tasks
+    from streamsql.core.errors import ConfigError
+
+    storage = CheckpointStorage(str(tmp_path / "chk"), "job-renamed")
+    storage.write_file(TASKS_FILE, "\n".join(tasks).encode())
+    storage.write_metadata(3, {"checkpoint_id": 3})
+    ours = [t.replace("job", "job-renamed") for t in tasks]
+    with pytest.raises(ConfigError) as err:
+        check_tasks(storage, "job-renamed", ours)
+    text = str(err.value)
+    assert f"is of other tasks ({', '.join(tasks)}): the folder was copied or renamed" in text
+    assert f"'execution.state-recovery.path' = '{storage.location(3)}'" in text and "plans" not in text
+    assert check_tasks(storage, "job", tasks)  # the job it is: resumed
+    with pytest.raises(ConfigError, match="this run plans 3"):  # its own, at another parallelism
+        check_tasks(storage, "job", ["job-0-0", "job-0-1", "job-0-2"] if len(tasks) > 1 else ["a", "b", "c"])

@@ -11,6 +11,9 @@ answers must give the same rows once folded; one Flink refuses must be refused h
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -24,22 +27,16 @@ def _queries_with(*parts: str) -> list[str]:
     return [q for q in FLINK.get("queries", {}) if all(p in q for p in parts)]
 
 
-_PYTHON_STATE = ("a TIMESTAMP(9) value reaches an operator holding Python objects (COUNT(DISTINCT)): "
-                 "the job fails saying so, where Flink keeps the nanoseconds (docs/types.md)")
 #: Queries whose answer still differs from Flink's, and why (docs/types.md, Timestamp precision).
 KNOWN: dict[str, str] = {
-    **dict.fromkeys(_queries_with("CAST(CAST(a AS TIMESTAMP(0))"),
-                    "a VALUES column of constants: Flink folds the CAST as a literal's (1969-12-31 "
-                    "23:59:59.999999999 at precision 0 is 23:59:59, cut down); here a value's, Java's "
-                    "division toward zero (1970-01-01 00:00:00), as for a TIMESTAMP(3) on main"),
     **dict.fromkeys(_queries_with("CAST(CAST(a AS TIME(3))"),
                     "Flink's TIME of a timestamp before 1970 is negative milliseconds (00:00:00.999 for "
                     "1969-12-31 23:59:59.999999999); 23:59:59.999 here (docs/types.md, TIME differences)"),
-    **dict.fromkeys(_queries_with("COUNT(DISTINCT b)"), _PYTHON_STATE),
     **dict.fromkeys(_queries_with("DATE_FORMAT(a, 'yyyy-MM-dd HH:mm:ss.SSSSSSSSS')"),
                     "DATE_FORMAT writing digits below the microsecond of a TIMESTAMP(9) is refused here"),
-    **dict.fromkeys(_queries_with("TO_TIMESTAMP('2024-01-01 10:00:00.123456789', 'yyyy-MM-dd HH:mm:ss.S"),
-                    "TO_TIMESTAMP's pattern with more than six S is refused here (Flink: TIMESTAMP(3))"),
+    **dict.fromkeys(_queries_with("TO_TIMESTAMP_LTZ('", "SSSSSSS"),
+                    "TO_TIMESTAMP_LTZ with a format ending in 7 to 9 S is refused here (Flink: "
+                    "TIMESTAMP_LTZ(7..9) keeping the digits; docs/functions.md)"),
     **dict.fromkeys(_queries_with("TO_TIMESTAMP_LTZ(1704103200123456789, 9)"),
                     "TO_TIMESTAMP_LTZ of precision 9 is refused here (docs/functions.md)"),
     **dict.fromkeys(_queries_with("TYPEOF(CURRENT_TIMESTAMP)"),
@@ -127,18 +124,50 @@ def test_nanoseconds_refused_where_not_held(env, query, message):
         text_rows(env, query)
 
 
-def test_nanoseconds_in_python_object_state_refused_or_kept(env):
-    """COUNT(DISTINCT) holds Python objects: without pandas loaded, pyarrow cannot give a nanosecond
-    value as one and the job fails saying so; once the process (an embedding app, another test) has
-    imported pandas, pyarrow gives ``pandas.Timestamp`` values, which keep the nanoseconds, and the
-    answer is Flink's (two values 1 ns apart count 2). Never the cut answer (1)."""
-    query = f"SELECT k, COUNT(DISTINCT b) FROM {_V9} GROUP BY k"
-    try:
-        answer = text_rows(env, query)
-    except StreamSQLError as e:
-        assert "holds values as Python objects" in str(e)
-    else:
-        assert answer == fold_text([["+I", "1", "2"]])
+#: Markers of the recorded queries whose TIMESTAMP(9) values go through operators that hold Python
+#: objects here (COUNT(DISTINCT), a retracting MIN/MAX, ARRAY_AGG, FIRST_VALUE, Top-N, joins).
+_PYTHON_STATE = ("COUNT(DISTINCT", "ARRAY_AGG(", "FIRST_VALUE(", "ROW_NUMBER()", " JOIN ", "MIN(m)")
+
+
+def _run_without_or_with_pandas(pandas: str, backend: str, job: dict) -> dict:
+    """The answers of :mod:`tests.functions.nanos_state_run` to ``job``, in a subprocess."""
+    proc = subprocess.run([sys.executable, "-m", "tests.functions.nanos_state_run", pandas, backend],
+                          input=json.dumps(job), capture_output=True, text=True, timeout=600,
+                          cwd=Path(__file__).resolve().parents[2], check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout)
+    assert out["pandas"] is (pandas == "pandas")
+    return out["answers"]
+
+
+def _assert_as_flink(recorded: dict, answers: dict) -> None:
+    for q, flink in recorded.items():
+        ours = answers[q]
+        if "error" in flink:
+            assert "error" in ours, q
+            continue
+        assert "rows" in ours, (q, ours)
+        assert Counter({tuple(r): n for r, n in ours["rows"]}) == fold_text(flink["rows"]), q
+
+
+@pytest.mark.parametrize(("pandas", "backend"), [("no-pandas", "hashmap"), ("no-pandas", "rocksdb"),
+                                                 ("pandas", "hashmap")])
+def test_nanoseconds_through_python_state_as_flink(pandas, backend):
+    """Flink's answers whether pandas is importable or not: TIMESTAMP(9) values in Python-object state
+    (COUNT(DISTINCT), a retracting MIN/MAX, ARRAY_AGG, FIRST_VALUE, Top-N, joins; OVER windows, ORDER BY
+    a rowtime, MATCH_RECOGNIZE, window aggregates over a table with a rowtime) keep their nanoseconds
+    (two values 1 ns apart count 2), on both backends.
+
+    pyarrow gives a nanosecond value as ``pandas.Timestamp`` when it can import pandas, and fails
+    without it; the operators take epoch nanoseconds instead (``streamsql/core/py_values.py``).
+    Each case runs in a subprocess, since pyarrow imports pandas once per process.
+    """
+    rowtime = FLINK["rowtime"]
+    recorded = {q: a for q, a in FLINK["queries"].items()
+                if any(m in q for m in _PYTHON_STATE) and q not in KNOWN}
+    recorded.update(rowtime["queries"])
+    job = {"queries": list(recorded), "lines": rowtime["lines"], "ddl": rowtime["ddl"]}
+    _assert_as_flink(recorded, _run_without_or_with_pandas(pandas, backend, job))
 
 
 def test_date_format_of_nanoseconds_refused_at_its_position(env):

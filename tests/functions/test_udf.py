@@ -203,3 +203,14 @@ def test_a_time_result_keeps_whole_milliseconds_as_pyflink(env, vectorized):
                                               func_type="vectorized" if vectorized else "general"))
     got = rows(env, "SELECT CAST(noon(n) AS STRING), noon(n) = TIME '12:00:00.123' FROM t WHERE n = 1")
     assert got == [("12:00:00.123", True)]
+
+
+def test_a_nanosecond_timestamp_argument_is_pyflinks_datetime(env):
+    """PyFlink's ``TimestampCoderImpl`` hands a TIMESTAMP(9) to a Python function as a ``datetime``
+    cut down to its microsecond (``milliseconds % 1000 * 1000 + nanoseconds // 1000``): so here,
+    pandas importable or not (pyarrow gave a ``pandas.Timestamp``, or failed without pandas)."""
+    env.create_temporary_function("shown", udf(lambda x: f"{type(x).__name__} {x.isoformat()}",
+                                               result_type="STRING", input_types=["TIMESTAMP(9)"]))
+    assert rows(env, "SELECT shown(CAST(s AS TIMESTAMP(9))) FROM (VALUES ('1969-12-31 23:59:59.999999999'), "
+                     "('2024-01-01 10:00:00.123456789')) AS v(s)") == [
+        ("datetime 1969-12-31T23:59:59.999999",), ("datetime 2024-01-01T10:00:00.123456",)]

@@ -26,7 +26,7 @@ WORKLOADS = [("agg", "rocksdb"), ("filter", "hashmap"), ("window", "rocksdb"), (
              ("join-inner", "rocksdb"),
              # streamsql.testing.chaos_queries
              ("window-upsert", "rocksdb"), ("two-sinks", "hashmap"), ("multi-topic", "rocksdb"),
-             ("over-nontime", "hashmap")]
+             ("over-nontime", "hashmap"), ("session-tvf", "rocksdb"), ("prefix-sinks", "hashmap")]
 #: Only in the full campaign.
 SLOW_WORKLOADS = [("interval-join", "hashmap"), ("window-topn", "rocksdb"), ("temporal-sort", "hashmap")]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -33,34 +34,45 @@ ROOT = str(Path(__file__).resolve().parents[2])
 #: with the exchange), b a GROUP BY (the second stage's).
 SCRIPT = """
 import sys
+import time
 from streamsql.environment import StreamEnvironment
+from tests.integration.test_kafka_txn_prefixes import STATEMENT_SET, tables
 chk, state, src, out_a, out_b, out_c, bootstrap, name, pa, pb, pc = sys.argv[1:12]
 env = StreamEnvironment({"pipeline.name": name, "execution.checkpointing.interval": "200 ms",
                          "parallelism.default": (sys.argv[12:] or ["1"])[0],
                          "execution.batch-size": "25", "execution.checkpointing.dir": chk,
                          "state.dir": state, "restart-strategy.type": "none"})
-env.execute_sql(f'''CREATE TABLE src (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{src}',
-    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
-    'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset')''')
-env.execute_sql(f'''CREATE TABLE a (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{out_a}',
-    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
-    'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pa}',
-    'sink.progress-topic' = '{name}_progress')''')
-env.execute_sql(f'''CREATE TABLE c (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{out_c}',
-    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
-    'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pc}',
-    'sink.progress-topic' = '{name}_progress')''')
-env.execute_sql(f'''CREATE TABLE b (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
-    'connector' = 'upsert-kafka', 'topic' = '{out_b}', 'properties.bootstrap.servers' = '{bootstrap}',
-    'key.format' = 'json', 'value.format' = 'json', 'sink.delivery-guarantee' = 'exactly-once',
-    'sink.transactional-id-prefix' = '{pb}', 'sink.progress-topic' = '{name}_progress')''')
-job = env.execute_sql('''EXECUTE STATEMENT SET BEGIN
+for ddl in tables(src, out_a, out_b, out_c, bootstrap, name, pa, pb, pc):
+    env.execute_sql(ddl)
+job = env.execute_sql(STATEMENT_SET).job
+print("STATUS", job.wait(300), "RESTORED", job.runner.restored_from, flush=True)
+"""
+STATEMENT_SET = """EXECUTE STATEMENT SET BEGIN
     INSERT INTO a SELECT k, v FROM src WHERE MOD(v, 3) = 0;
     INSERT INTO b SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
     INSERT INTO c SELECT k, v FROM src WHERE MOD(v, 3) = 1;
-END''').job
-print("STATUS", job.wait(300), "RESTORED", job.runner.restored_from, flush=True)
-"""
+END"""
+
+
+def tables(src: str, out_a: str, out_b: str, out_c: str, bootstrap: str, name: str, pa: str, pb: str, pc: str,
+           bounded: bool = True) -> list[str]:
+    """The job's CREATE TABLEs: ``src`` (bounded at its latest offsets, or not), sinks a, b, c."""
+    until = ", 'scan.bounded.mode' = 'latest-offset'" if bounded else ""
+    return [f"""CREATE TABLE src (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{src}',
+    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
+    'scan.startup.mode' = 'earliest-offset'{until})""",
+            f"""CREATE TABLE a (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{out_a}',
+    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
+    'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pa}',
+    'sink.progress-topic' = '{name}_progress')""",
+            f"""CREATE TABLE c (k INT, v INT) WITH ('connector' = 'kafka', 'topic' = '{out_c}',
+    'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json',
+    'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{pc}',
+    'sink.progress-topic' = '{name}_progress')""",
+            f"""CREATE TABLE b (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH (
+    'connector' = 'upsert-kafka', 'topic' = '{out_b}', 'properties.bootstrap.servers' = '{bootstrap}',
+    'key.format' = 'json', 'value.format' = 'json', 'sink.delivery-guarantee' = 'exactly-once',
+    'sink.transactional-id-prefix' = '{pb}', 'sink.progress-topic' = '{name}_progress')"""]
 
 
 def _rows() -> list[tuple[int, int]]:
@@ -166,3 +178,92 @@ def test_a_parallel_statement_set_with_different_prefixes_runs(job_args, kafka_b
     assert {i for i in ids if i.endswith(("-1-0", "-1-1"))} == {f"{pb}-{name}-1-0", f"{pb}-{name}-1-1"}
     # the finished job deleted every task's progress group, the joined ids' too
     assert [i for i in ids if _committed_checkpoint(kafka_bootstrap, name, i) >= 0] == []
+
+
+
+@pytest.mark.parametrize("parallelism", ["1", "2"])
+def test_a_changed_prefix_does_not_start_the_killed_run_afresh(job_args, kafka_bootstrap, parallelism):
+    """break36: killed after its third commit, the job is run again with one sink's prefix changed.
+
+    Its transactional id joins the prefixes, so the new id has no commit: at parallelism 1 the run
+    started from scratch and wrote again every row the killed run had committed (572 of topic a's
+    1,000 and 570 of c's twice, DuckDB's answer otherwise). Now it is refused, as at parallelism 2,
+    naming the changed option; nothing is written, and run with the prefixes it had it resumes
+    and ends with DuckDB's answer.
+    """
+    first = _run([*job_args, parallelism], "after_commit_before_bookkeeping:3")
+    assert first.returncode == 137, (first.stdout, first.stderr[-3000:])
+    committed = _got(kafka_bootstrap, *job_args[3:6])
+    changed = [*job_args[:8], job_args[8] + "x", *job_args[9:]]
+    refused = _run([*changed, parallelism])
+    assert refused.returncode != 0 and "JobIdentityError" in refused.stderr, refused.stdout
+    assert f"option 'sink.transactional-id-prefix' changed from '{job_args[8]}' to '{job_args[8]}x'" in (
+        refused.stderr)
+    assert _got(kafka_bootstrap, *job_args[3:6]) == committed  # nothing more written
+    again = _run([*job_args, parallelism])
+    assert again.returncode == 0 and "STATUS FINISHED" in again.stdout, again.stderr[-3000:]
+    assert _got(kafka_bootstrap, *job_args[3:6]) == _expected()
+
+
+def _env(args: list[str], parallelism: str, **settings: str):
+    from streamsql.environment import StreamEnvironment
+
+    chk, state = args[:2]
+    return StreamEnvironment({"pipeline.name": args[7], "execution.checkpointing.interval": "200 ms",
+                              "parallelism.default": parallelism, "execution.batch-size": "25",
+                              "execution.checkpointing.dir": chk, "state.dir": state,
+                              "restart-strategy.type": "none", **settings})
+
+
+@pytest.mark.parametrize("parallelism", ["1", "2"])
+def test_a_prefix_changed_across_a_savepoint(job_args, kafka_bootstrap, parallelism):
+    """break36: stopped WITH SAVEPOINT, the job is run again with one sink's prefix changed.
+
+    Without the savepoint it is refused (at parallelism 1 it started from scratch: its new
+    transactional id had no commit, and every committed row was written twice); restoring the
+    savepoint (``'execution.savepoint.path'``) it goes on under the new id and ends with DuckDB's
+    answer: nothing lost or doubled (as Flink restores a KafkaSink's state under a new prefix).
+    """
+    env = _env(job_args, parallelism)
+    for ddl in tables(*job_args[2:], bounded=False):
+        env.execute_sql(ddl)
+    job = env.execute_sql(STATEMENT_SET).job
+    deadline = time.monotonic() + 120
+    while not _got(kafka_bootstrap, *job_args[3:6])[0]:  # some rows committed
+        assert time.monotonic() < deadline and not job.done
+        time.sleep(0.2)
+    savepoint = env.execute_sql(f"STOP JOB '{job.job_id}' WITH SAVEPOINT").rows[0][0]
+    committed = _got(kafka_bootstrap, *job_args[3:6])
+    changed = [*job_args[:8], job_args[8] + "x", *job_args[9:]]
+    refused = _run([*changed, parallelism])
+    assert refused.returncode != 0 and "JobIdentityError" in refused.stderr, refused.stdout
+    assert "option 'sink.transactional-id-prefix' changed" in refused.stderr
+    assert _got(kafka_bootstrap, *job_args[3:6]) == committed
+    env = _env(changed, parallelism, **{"execution.savepoint.path": savepoint})
+    for ddl in tables(*changed[2:]):
+        env.execute_sql(ddl)
+    assert env.execute_sql(STATEMENT_SET).job.wait(300) == "FINISHED"
+    assert _got(kafka_bootstrap, *job_args[3:6]) == _expected()
+
+
+@pytest.mark.parametrize("changed", ["name", "prefix"])
+def test_a_killed_run_restored_under_another_id_aborts_its_open_transaction(job_args, kafka_bootstrap,
+                                                                            changed):
+    """break36: killed inside its third commit (that epoch's rows written, its transaction open), the
+    job's checkpoint 2 is restored on purpose (``'execution.state-recovery.path'``) by a job of another
+    ``'pipeline.name'`` or with one sink's prefix changed: another transactional id, which fences
+    nothing of the old one. The open transaction held back every read_committed reader of the three
+    topics until the broker's 15-minute timeout: the job finished with 715 + 761 of topic a's and c's
+    2,000 rows (and b's) invisible. Now the restore aborts it first (as Flink's KafkaSink aborts a
+    restored prefix's lingering transactions), and the topics hold DuckDB's answer."""
+    first = _run([*job_args, "1"], "during_commit:3")
+    assert first.returncode == 137, (first.stdout, first.stderr[-3000:])
+    checkpoint = os.path.join(job_args[0], job_args[7], "chk-2")
+    other = ([*job_args[:7], job_args[7] + "-renamed", *job_args[8:]] if changed == "name" else
+             [*job_args[:8], job_args[8] + "x", *job_args[9:]])
+    env = _env(other, "1", **{"execution.state-recovery.path": checkpoint})
+    for ddl in tables(*other[2:]):
+        env.execute_sql(ddl)
+    job = env.execute_sql(STATEMENT_SET).job
+    assert job.wait(300) == "FINISHED" and job.runner.restored_from == 2
+    assert _got(kafka_bootstrap, *job_args[3:6]) == _expected()

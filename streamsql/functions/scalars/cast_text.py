@@ -54,6 +54,10 @@ from streamsql.functions.scalars.registry import (
 _TRIM = r"[\x01-\x20]*"
 #: meta key of a compiled CAST of a string: "literal" (of a string literal, e.g. TIMESTAMP '...') or "text"
 FROM_TEXT = "from_text"
+#: meta key of a resolved column whose every value is a constant Flink's planner folds into a literal
+#: before the expression over it runs (a VALUES column under its Calc: ``ValuesReduceRule``), so a CAST
+#: of it is Calcite's literal cast (:mod:`streamsql.core.timestamp_precision`), not the run time's
+FOLDED = "folded_constant"
 _INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 
 

@@ -24,6 +24,8 @@ from collections.abc import Callable
 
 import pyarrow as pa
 
+from streamsql.core.py_values import py_values
+
 MIN_MERGE = 32
 """TimSort's run length below which it sorts by binary insertion alone (``TimSort.MIN_MERGE``)."""
 
@@ -100,6 +102,6 @@ def small_timsort(a: list, c: Callable[[object, object], int]) -> list:
 def sort_arrays(arrays: pa.ChunkedArray, ascending: pa.ChunkedArray, nulls_first: pa.ChunkedArray,
                 element: pa.DataType) -> pa.Array:
     """:func:`java_sort` of each array (NULL for a NULL argument), as ``list<element>``."""
-    rows = zip(arrays.to_pylist(), ascending.to_pylist(), nulls_first.to_pylist())
+    rows = zip(py_values(arrays), ascending.to_pylist(), nulls_first.to_pylist())
     return pa.array([None if a is None or up is None or first is None else java_sort(a, up, first)
                      for a, up, first in rows], pa.list_(element))

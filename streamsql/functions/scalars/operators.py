@@ -54,7 +54,7 @@ from streamsql.core.timestamp_precision import truncate_sql
 from streamsql.core.types import SqlType, bounded_bytes_sql, duckdb_cast
 from streamsql.functions.scalars import flink_months, java_ints, similar, time_type
 from streamsql.functions.scalars.cast_string import STRING_TYPES, flink_to_string
-from streamsql.functions.scalars.cast_text import FROM_TEXT, cast_string, reads_string_as
+from streamsql.functions.scalars.cast_text import FOLDED, FROM_TEXT, cast_string, reads_string_as
 from streamsql.functions.scalars.decimal_product import decimal_product
 from streamsql.functions.scalars.intervals import (
     day_time_millis,
@@ -610,7 +610,8 @@ def _timestamp_precision(n: exp.Cast, source: SqlType | None, target: SqlType) -
 
     DuckDB rounds to its ``TIMESTAMP_MS``/``TIMESTAMP_S`` unit (``10:00:00.5`` became ``10:00:01``
     at precision 0); Flink cuts (:mod:`streamsql.core.timestamp_precision`: a timestamp value with
-    ``DateTimeUtils.truncate``, a literal or a string down on the wall clock). The cast is made at
+    ``DateTimeUtils.truncate``, a literal, a VALUES column Flink's planner folds (``FOLDED``) or a
+    string down on the wall clock). The cast is made at
     microseconds (through the session zone when it changes between instant and wall clock, see
     :func:`_zoned_cast`), cut, then cast to the target's type; an operand of precision 7 to 9
     (nanoseconds) at nanoseconds, cut down there first (DuckDB's CAST of a ``TIMESTAMP_NS`` rounds
@@ -626,8 +627,11 @@ def _timestamp_precision(n: exp.Cast, source: SqlType | None, target: SqlType) -
         return None
     if isinstance(n.this, exp.Literal) and not n.to.expressions:
         return None
+    # a folded VALUES column keeps Calcite's literal cast to its own type only: to another datetime type
+    # (TIMESTAMP to TIMESTAMP_LTZ) Calcite's canRemoveCastFromLiteral says no and Flink runs its own cast
+    folded = n.this.meta.get(FOLDED, False) and source.name == target.name
     literal = (isinstance(n.this, exp.Cast) and isinstance(n.this.this, exp.Literal)) or (
-        n.this.meta.get(FROM_TEXT) == "literal")
+        n.this.meta.get(FROM_TEXT) == "literal") or folded
     if source.name in STRING_TYPES or literal:
         floor = True
     elif source.name in _TIMES and (source.precision is None or source.precision > p):

@@ -695,6 +695,20 @@ def _ignored_week_fields(c: Call, java: str) -> bool:
     return True
 
 
+#: Counts of ``S`` letters java.time reads that strptime cannot (it reads six digits: ``%f``): the
+#: digits below the microsecond are read and cut out (down on the wall clock; every reader of the
+#: value keeps at most microseconds: TO_TIMESTAMP's TIMESTAMP(3), Flink 2.3's answer for
+#: ``TO_TIMESTAMP('... 10:00:00.123456789', 'yyyy-MM-dd HH:mm:ss.SSSSSSSSS')`` is 10:00:00.123).
+_CUT_FRACTION = (7, 8, 9)
+
+
+def _kept_letters(text: str, letter: str | None, drop: str) -> str:
+    """A pattern's run of letters as strptime reads it: none for a dropped field, six ``S`` for 7 to 9."""
+    if letter and letter in drop:
+        return ""
+    return "SSSSSS" if letter == "S" and len(text) in _CUT_FRACTION else text
+
+
 def _java_time_parse(c: Call, java: str, hours: bool = True) -> str:
     """DuckDB SQL (over ``{0}``) of ``DateTimeFormatter.ofPattern(java)`` reading the text, or NULL.
 
@@ -705,6 +719,7 @@ def _java_time_parse(c: Call, java: str, hours: bool = True) -> str:
     (:func:`_ignored_week_fields`) are read as digits, then cut out of the text strptime reads; the
     hour letters ``k`` and ``K`` are rewritten to ``HH`` / ``hh``, and an hour 24 of ``H`` is the next
     day's midnight (:mod:`.clock_hours`; ``hours`` False: the pattern is one it rewrote already).
+    Seven to nine ``S`` are read, their digits below the microsecond cut out (:data:`_CUT_FRACTION`).
     """
     hours = clock_hours.rewrite(java) if hours else None
     if hours is not None:  # k / K: the text rewritten to HH / hh, read with the pattern without them
@@ -725,6 +740,9 @@ def _java_time_parse(c: Call, java: str, hours: bool = True) -> str:
             width = ("{1,2}" if text == "w" else "+" if text in ("Y", "D") else "{2,3}" if text == "DD"
                      else f"{{{len(text)}}}")
             parts.append((True, f"[0-9]{width}"))
+        elif m.group(2) and text[0] == "S" and len(text) in _CUT_FRACTION:
+            # java.time reads the n digits; strptime the first six, those below them are cut out
+            parts.extend([(False, "[0-9]{6}"), (True, f"[0-9]{{{len(text) - 6}}}")])
         elif m.group(2) and text[0] in _NUMBER_LETTERS and (text[0] not in "ML" or len(text) <= 2):
             parts.append((False, "[0-9]+" if len(text) == 1 else f"[0-9]{{{len(text)}}}"))
         elif m.group(2):
@@ -734,7 +752,7 @@ def _java_time_parse(c: Call, java: str, hours: bool = True) -> str:
                                            else text)))
     shape = [part for _, part in parts]
     text = "{0}"
-    if weeks:
+    if any(cut for cut, _ in parts):
         # the text without the week fields: the runs of other parts as groups, put back together
         runs = [(drop, "".join(p for _, p in run))
                 for drop, run in itertools.groupby(parts, key=lambda part: part[0])]
@@ -743,8 +761,8 @@ def _java_time_parse(c: Call, java: str, hours: bool = True) -> str:
         # '#' before both: strptime does not read a text that starts with a space as its pattern says
         text = f"'#' || regexp_replace({{0}}, {sql_string('^' + grouped + '$')}, {sql_string(back)})"
         text = text.replace("{", "{{").replace("}", "}}").replace("{{0}}", "{0}")
-        java = "'#'" + re.sub(r"'[^']*'|([A-Za-z])\1*", lambda t: "" if t.group(1) and t.group(1) in drop
-                              else t.group(0), java)
+        java = "'#'" + re.sub(r"'[^']*'|([A-Za-z])\1*", lambda t: _kept_letters(t.group(0), t.group(1), drop),
+                              java)
     fmt, letters = strftime_pattern(c, java, True), re.sub(r"'[^']*'", "", java)
     if "y" not in letters:
         fmt, text = "%Y|" + fmt, f"'1970|' || {text}"

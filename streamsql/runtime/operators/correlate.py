@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element
 from streamsql.core.errors import ExecutionError
+from streamsql.core.py_values import user_values
 from streamsql.functions.udtf import UserTableFunction
 from streamsql.runtime.operators.base import Operator
 
@@ -48,7 +49,7 @@ class CorrelateOperator(Operator):
             ExecutionError: the function raised or gave a row of the wrong width.
         """
         table = batch.table
-        columns = [table.column(i).to_pylist() for i in self.args]
+        columns = [user_values(table.column(i)) for i in self.args]
         width = len(self.function.results)
         nulls = [(None,) * width]
         source, results = [], []

@@ -48,6 +48,7 @@ import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, RowKind
 from streamsql.core.errors import ExecutionError
+from streamsql.core.py_values import py_values
 from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates, key_values
 from streamsql.functions.aggregates import DISTINCT_FUNCTIONS, REDUCED_FUNCTIONS, AggSpec
@@ -283,7 +284,7 @@ class GroupAggOperator(GroupAggBase):
         table, res = self._partials(batch)
         aggregates = self.aggregates
         nk = self.num_keys
-        key_tuples = list(zip(*(res.column(i).to_pylist() for i in range(nk)))) if nk else [()] * res.num_rows
+        key_tuples = list(zip(*(py_values(res.column(i)) for i in range(nk)))) if nk else [()] * res.num_rows
         encoded = encode_keys(res.columns[:nk], res.num_rows)
         slots = self.cache.slots(encoded)
         accs = self.values.get(slots)
@@ -301,7 +302,7 @@ class GroupAggOperator(GroupAggBase):
             for state, part in query.parts(query_table(self._con, query.sql, table)):
                 rows = [index[k] for k in encode_keys(part.columns[:nk], part.num_rows)]
                 aggregates.fold_multiset(state, news, rows, key_values(part.column(nk)),
-                                         part.column(nk + 1).to_pylist())
+                                         py_values(part.column(nk + 1)))
 
         out_rows, out_kinds = [], []
         INSERT, DELETE = RowKind.INSERT, RowKind.DELETE  # noqa: N806

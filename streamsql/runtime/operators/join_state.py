@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from streamsql.core.py_values import py_values
 from streamsql.core.types import hashable
 from streamsql.state.base import KeyedState
 from streamsql.state.layout import (
@@ -83,7 +84,7 @@ def rows_of(table: pa.Table) -> list[tuple]:
     """
     if not table.num_columns:
         return []
-    cols = [c.to_pylist() for c in table.columns]
+    cols = [py_values(c) for c in table.columns]
     if any(pa.types.is_nested(f.type) for f in table.schema):
         cols = [[hashable(v) for v in c] if pa.types.is_nested(f.type) else c
                 for c, f in zip(cols, table.schema)]

@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from streamsql.core.elements import Batch
 from streamsql.core.errors import ExecutionError
+from streamsql.core.py_values import py_values
 from streamsql.core.types import SqlType
 from streamsql.plan.match_exprs import MatchExpr
 from streamsql.runtime.evaluator import BatchQuery
@@ -196,7 +197,7 @@ def _scalar(e: MatchExpr) -> Fn:
         arrays = ([pa.array([v], f.type) for v, f in zip(values, schema)] if fns
                   else [pa.array([1], pa.int8())])
         out = runner[0].run(Batch(pa.Table.from_arrays(arrays, schema=schema)))
-        return out.table.column(0)[0].as_py() if out.num_rows else None
+        return py_values(out.table.column(0))[0] if out.num_rows else None
 
     return scalar
 

@@ -41,6 +41,7 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, Watermark
+from streamsql.core.py_values import py_values
 from streamsql.plan.match_recognize import MatchSpec
 from streamsql.runtime.operators.match_eval import RowLists, compile_expr
 from streamsql.runtime.operators.match_nfa import Nfa, Partial, compile_states
@@ -82,7 +83,7 @@ class MatchRecognizeOperator(WindowOperatorBase):
             table, ts = table.take(pa.array(idx)), ts[idx]
         if table.num_rows == 0:
             return []
-        rows = list(zip(*(c.to_pylist() for c in table.columns)))
+        rows = list(zip(*(py_values(c) for c in table.columns)))
         keys = with_key_groups(encode_keys([table.column(i) for i in self.spec.partition], table.num_rows))
         by_key: dict[bytes, list[int]] = {}
         for i, k in enumerate(keys):

@@ -68,6 +68,7 @@ import pyarrow as pa
 from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.core.java_hash import double_key
 from streamsql.core.names import apart
+from streamsql.core.py_values import py_values
 from streamsql.functions import python_functions
 from streamsql.functions.accumulators import Aggregates
 from streamsql.functions.aggregates import OVER_CONTEXT, AggSpec
@@ -117,7 +118,7 @@ class OverAggOperator(WindowOperatorBase):
         if table.num_rows == 0:
             return []
         adds, retracts = self.rows.partials(table)
-        rows = list(zip(*(c.to_pylist() for c in table.columns)))
+        rows = list(zip(*(py_values(c) for c in table.columns)))
         skeys = with_key_groups(encode_keys(table.columns[: self.num_keys], table.num_rows))
         by_key: dict[bytes, list[int]] = {}
         for i, k in enumerate(skeys):
@@ -301,7 +302,7 @@ class RowPartials:
         per_state_add, per_state_sub = [], []
         for s in states:
             if s.multiset:
-                values = next(cols).to_pylist()
+                values = py_values(next(cols))
                 per_state_add.append(values)
                 per_state_sub.append(values)
                 continue

@@ -46,6 +46,7 @@ import numpy as np
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, Watermark
+from streamsql.core.py_values import py_values
 from streamsql.functions.accumulators import key_values
 from streamsql.functions.aggregates import AggSpec
 from streamsql.plan.specs import WindowSpec
@@ -255,11 +256,11 @@ class SessionWindowAggOperator(WindowAggBase):
                 for state, d in query.parts(self._query(query.sql, islands)):
                     rows = [index[g] for g in zip(*(key_values(d.column(i)) for i in range(nk + 1)))]
                     aggregates.fold_multiset(state, news, rows, key_values(d.column(nk + 1)),
-                                             d.column(nk + 2).to_pylist())
+                                             py_values(d.column(nk + 2)))
         gap = self.spec.gap
         # Batch-local sessions per key, in start order.
         by_key: dict[tuple, list] = {}
-        firsts, lasts = part.column(nk + 1).to_pylist(), part.column(nk + 2).to_pylist()
+        firsts, lasts = py_values(part.column(nk + 1)), py_values(part.column(nk + 2))
         encoded: dict[tuple, bytes] = {}
         for g, first, last, acc, enc in zip(groups, firsts, lasts, news,
                                             encode_keys(part.columns[:nk], part.num_rows)):

@@ -34,6 +34,7 @@ import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.core.errors import ExecutionError
+from streamsql.core.py_values import py_values
 from streamsql.functions.scalars.java_sort import MIN_MERGE, small_timsort
 from streamsql.runtime.operators.sort_keys import flink_compare, has_nan, sort_keys
 from streamsql.runtime.operators.window_agg import WindowOperatorBase
@@ -98,7 +99,7 @@ class TemporalSortOperator(WindowOperatorBase):
             return []
         keys = (sort_keys([table.column(i) for i in self.order], self.descending, self.nulls_first)
                 if self.order else [b""] * table.num_rows)
-        rows = list(zip(*(c.to_pylist() for c in table.columns)))
+        rows = list(zip(*(py_values(c) for c in table.columns)))
         by_ts: dict[int, list] = {}
         for t, key, row in zip(ts.tolist(), keys, rows):
             by_ts.setdefault(t, []).append([key, row])
