@@ -82,10 +82,12 @@ KNOWN: dict[int, str] = {
             "StreamSQL's MAP values (Arrow / DuckDB maps) hold no NULL key, so the job fails naming the "
             "MAP[...]'s position instead of a silent drop (tests/functions/test_composite.py)",
     # -- session 35 (queryfuzz35): the v6 generator's edge values
-    500001: ("winagg35 area: MIN(r) of a FLOAT group holding -Infinity / NaN in a TUMBLE window (read by "
-             "a window Top-N): Flink's MIN there is -3.0 for group b = 9223372036854775807 where "
-             "StreamSQL's ranks -Infinity of group -9223372036854775808 third; a float MIN/MAX over edge "
-             "values." + _TWO_PHASE_NAN),
+    500001: ("window Top-N (ORDER BY a ASC, p DESC) over MIN(r) of FLOAT groups in a TUMBLE window: "
+             "group b = 10's MIN is NaN (MIN row by row keeps a leading NaN), which Flink's comparator "
+             "ties with every number, so p decides against whichever rows its TreeMap search meets: "
+             "Flink ranks p = 9223372036854775807 (-3.0) third where StreamSQL ranks p = "
+             "-9223372036854775808 (-Infinity). Not the two-phase aggregate: Flink answers the same with "
+             "ONE_PHASE (query_fuzz_one_phase_flink.json, topnsort36). As 500156: not followed"),
     500067: ("winagg35 area: MAX(f) of a HOP window whose slices hold NaN / Infinity: Flink answers "
              "1.0E308, 2.5, 1.0 where StreamSQL answers Infinity, 1.0E308, 1.0E308 (the slices' merge of "
              "a float MAX over NaN)." + _TWO_PHASE_NAN),
@@ -104,7 +106,8 @@ KNOWN: dict[int, str] = {
              "500000). As 100085: which contradictions Calcite's simplifier proves is not a semantics to "
              "copy"),
     500124: ("winagg35 area: MIN(r) of a HOP window over FLOATs with NaN / -0.0 (Flink 0.0 and "
-             "3.4028235E38, StreamSQL -3.0)." + _TWO_PHASE_NAN),
+             "3.4028235E38, StreamSQL -3.0)." + _TWO_PHASE_NAN + " Confirmed: with ONE_PHASE Flink "
+             "answers as StreamSQL (query_fuzz_one_phase_flink.json, topnsort36)"),
     500127: ("winagg35 area: MIN(f) FILTER (WHERE f <> 0) of a CUMULATE window holding NaN is NaN in "
              "Flink, -1.0E308 here"),
     500149: "winagg35 area: SUM(r) of -0.0 FLOATs in a TUMBLE window is -0.0 in Flink, 0.0 here",
@@ -113,12 +116,18 @@ KNOWN: dict[int, str] = {
     500200: ("winagg35 area: AVG(f) of a lone -0.0 in a SESSION window (PARTITION BY f) is -0.0 in Flink, "
              "0.0 here"),
     500156: ("window Top-N (ROW_NUMBER ORDER BY a ASC, p ASC) over a FLOAT key p holding NaN: Flink ranks "
-             "the NaN key first where StreamSQL ranks -Infinity / 0.0 first. Likely Flink's generated "
-             "comparator (a < b, a > b on the primitives: NaN is neither, so it ties with every value and "
-             "lands by the rest of the order and the sorted map's insertion); StreamSQL sorts NaN above "
-             "every number. Not followed yet"),
-    500169: ("window Top-N over a FLOAT key p tied on a: Flink ranks 0.0 before -0.0 (ORDER BY p ASC), "
-             "StreamSQL -0.0 before 0.0 (Flink's sort order of signed zeros, not followed yet)"),
+             "the NaN key first where StreamSQL ranks -Infinity / 0.0 first. Cause (topnsort36): Flink's "
+             "generated comparator compares FLOAT/DOUBLE with < and > (GenerateUtils.generateCompare): NaN "
+             "ties every number; its window Top-N's TreeMap merges a NaN row into the entry its search "
+             "meets first, which follows the rows' arrival order (the window aggregate's emission order "
+             "here) and the state's hash order across bundles: tests/runtime/sort_keys_flink.json records "
+             "NaN ranked anywhere from 2nd to 6th of 8 over eight arrival orders of the same rows. No order "
+             "gives that; StreamSQL ranks NaN after +Infinity. Not followed"),
+    500169: ("window Top-N over a FLOAT key p tied on a (ORDER BY a DESC, p ASC): -0.0 ties 0.0 under "
+             "Flink's comparator, as here since topnsort36 (sort_keys_flink.json), so which of the two "
+             "groups is rn 3 is their arrival order at the Rank: the window aggregate's emission order of "
+             "its groups, which differs (Flink's timers fire in their heap's order). As 300172: no "
+             "defined answer"),
     500223: ("AVG(k) OVER of INTs whose running sum leaves INT: Flink divides the INT-wrapped SUM by the "
              "count (-306783377 beside SUM(k) -2147483644), StreamSQL averages a BIGINT sum (306783378); "
              "Calcite reduces AVG OVER to SUM / COUNT in the argument's type: not followed yet"),
@@ -128,9 +137,10 @@ KNOWN: dict[int, str] = {
              "again from the next value; StreamSQL's slicing window sums each batch's rows of a slice in "
              "DuckDB, so the job fails naming the call (tests/functions/test_decimal_sum_overflow.py)"),
     500047: ("as 500156: a window Top-N ORDER BY a DESC over SUM(DISTINCT f) values holding NaN: Flink "
-             "ranks NaN otherwise than StreamSQL (which ranks it first, as DuckDB's order)"),
+             "ranks NaN where its TreeMap merged it, StreamSQL first (NaN after +Infinity, DESC)"),
     500116: ("as 500156: a window Top-N ORDER BY r DESC, id over FLOATs holding NaN: Flink ranks "
-             "3.4028235E38 / Infinity first, StreamSQL NaN (DuckDB's order puts NaN above every number)"),
+             "3.4028235E38 / Infinity first (the NaN rows merged into other entries of its TreeMap), "
+             "StreamSQL NaN (after +Infinity, DESC: first)"),
     200331: "TIMESTAMPADD(HOUR, -25, dt) of DATE '0001-01-02' is 0000-12-31 23:00: Flink answers it; "
             "StreamSQL computes it too but its Python collect cannot hand over a year outside 1..9999 "
             "(Python's datetime), so the collect fails with that reason (a sink or CAST to STRING gets it)",

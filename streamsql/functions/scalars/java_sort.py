@@ -64,7 +64,18 @@ def java_sort(values: list, ascending: bool, nulls_first: bool) -> list:
         msg = (f"ARRAY_SORT of {n} DOUBLE or FLOAT elements holding a NaN, or both 0.0 and -0.0, is not "
                f"supported (Flink's order for them is reproduced below {MIN_MERGE} elements)")
         raise ValueError(msg)
-    c = _comparator(ascending, nulls_first)
+    return small_timsort(a, _comparator(ascending, nulls_first))
+
+
+def small_timsort(a: list, c: Callable[[object, object], int]) -> list:
+    """Sort ``a`` in place as Java's ``Arrays.sort(a, c)`` does below 32 elements, and return it.
+
+    ``TimSort.countRunAndMakeAscending`` then ``binarySort``: the exact steps matter when ``c`` is
+    no total order (Flink's comparators over NaN). The caller checks ``len(a) < MIN_MERGE``.
+    """
+    n = len(a)
+    if n < 2:
+        return a
     # TimSort.countRunAndMakeAscending: the leading run, a strictly descending one reversed
     run = 2
     if c(a[1], a[0]) < 0:

@@ -348,22 +348,20 @@ class NonTimeOverOperator(RankOperatorBase):
         return out
 
     def _order_column(self, table: pa.Table) -> pa.ChunkedArray:
-        """The ORDER BY column as Flink's comparator orders it (``a > b ? 1 : a < b ? -1 : 0``).
+        """The ORDER BY column, its sort keys as Flink's comparator orders (``a > b ? 1 : a < b ? -1 : 0``).
 
-        -0.0 and 0.0 compare equal there (peers), so -0.0 is ordered as 0.0. NaN compares equal to
-        every value, which no order can give (Flink's linear search puts such a row, and the rows
-        after it, where their arrival takes them): a NaN fails the job rather than be ordered
-        otherwise.
+        -0.0 and 0.0 are peers there, as everywhere (:mod:`~streamsql.runtime.operators.sort_keys`).
+        NaN compares equal to every value, which no order can give (Flink's linear search puts such
+        a row, and the rows after it, where their arrival takes them): a NaN fails the job rather
+        than be ordered otherwise.
         """
         column = table.column(self.order_index)
-        if not self.nan_order:
-            return column
-        if pc.any(pc.is_nan(column)).as_py():
+        if self.nan_order and pc.any(pc.is_nan(column)).as_py():
             msg = (f"An OVER aggregate ordered by {self.nan_order} got NaN: Flink 2.3's comparator takes "
                    f"NaN for equal to every value, so no order of the rows gives its answer; filter "
                    f"the NaN values out first (WHERE CAST({self.nan_order} AS STRING) <> 'NaN')")
             raise ExecutionError(msg)
-        return pc.if_else(pc.equal(column, 0.0), pa.scalar(0.0, column.type), column)
+        return column
 
     # -- changes ------------------------------------------------------------------------------
 

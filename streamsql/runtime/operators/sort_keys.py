@@ -1,22 +1,38 @@
 """Order-preserving bytes of ORDER BY keys, so that ranked rows sort with one bytes comparison.
 
 :func:`sort_keys` encodes each row's ORDER BY values into bytes whose byte-wise order is the SQL
-order Flink sorts by (as its generated comparators: numbers by value, DOUBLE as
-``Double.compare`` — ``-0.0`` before ``0.0``, NaN after +infinity —, strings and binaries by their
-UTF-8 bytes, booleans ``FALSE`` first), with ``ASC``/``DESC`` and ``NULLS FIRST``/``NULLS
-LAST`` per key. These bytes live inside state values (the ranked rows of a partition); they are
-not state keys, which use the one key encoding of :mod:`streamsql.state.layout`.
+order Flink sorts by: numbers by value, strings and binaries by their UTF-8 bytes, booleans
+``FALSE`` first, with ``ASC``/``DESC`` and ``NULLS FIRST``/``NULLS LAST`` per key. It is the one
+comparator rule of every sort-key path here (Top-N and window Top-N, the non-time OVER ORDER BY,
+the temporal sort's secondary keys), as Flink's generated ``RecordComparator`` is there
+(``ComparatorCodeGenerator`` over ``GenerateUtils.generateCompare``). These bytes live inside
+state values (the ranked rows of a partition); they are not state keys, which use the one key
+encoding of :mod:`streamsql.state.layout`.
+
+FLOAT and DOUBLE: Flink's comparator compares them as Java primitives, ``l > r ? 1 : l < r ? -1 :
+0`` — not ``Double.compare`` — so **-0.0 ties 0.0** (encoded alike here: tied rows keep their
+arrival order, as Flink keeps them; ``tests/runtime/sort_keys_flink.json``, recorded by
+``scripts/flink_sort_keys.py``). Under that rule a **NaN ties every number**, which is no order
+at all: where Flink puts a NaN row depends on the data structure and the rows it met (Top-N's
+and window Top-N's ``TreeMap`` merge it into the entry its search meets first; the non-time OVER's
+linear scan into the first non-NULL key; the temporal sort's ``List.sort`` where TimSort's binary
+insertion puts it). These bytes put NaN after +Infinity (one NaN, the positive one); where Flink's
+steps are reproducible (the temporal sort of fewer than 32 rows of one rowtime) the operator
+sorts with :func:`flink_compare` instead, the others document the difference.
 
 Per key, a row's segment is a marker byte (``0x00`` for a NULL sorting first, ``0x01`` for a
 value, ``0x02`` for a NULL sorting last), then the value: fixed-width types as big-endian bytes
 with the sign bit flipped (integers, dates, times, timestamps in microseconds, DECIMAL's
-unscaled 16 bytes; DOUBLE/FLOAT bits flipped as IEEE 754 total order); strings and binaries
-with ``0x00`` escaped as ``0x00 0xFF`` and terminated by ``0x00 0x00`` (so a prefix sorts
-first). ``DESC`` inverts the value bytes, never the marker. Fixed-width keys are encoded with
-numpy over the whole column; strings need one Python step per value.
+unscaled 16 bytes — a DECIMAL has no -0; DOUBLE/FLOAT bits flipped as IEEE 754 total order,
+after -0.0 is made 0.0); strings and binaries with ``0x00`` escaped as ``0x00 0xFF`` and
+terminated by ``0x00 0x00`` (so a prefix sorts first). ``DESC`` inverts the value bytes, never
+the marker. Fixed-width keys are encoded with numpy over the whole column; strings need one
+Python step per value.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -49,7 +65,8 @@ def _fixed(arr: pa.Array) -> np.ndarray | None:
         return _flip_sign(_be_rows(arr.fill_null(0).to_numpy(), ">i8"))
     if pa.types.is_floating(t):
         v = arr.fill_null(0.0).to_numpy(zero_copy_only=False).astype(np.float64)
-        v[np.isnan(v)] = np.nan  # one NaN, the positive one: after +infinity
+        v[v == 0.0] = 0.0  # -0.0 ties 0.0: Flink compares with < and >, not Double.compare
+        v[np.isnan(v)] = np.nan  # one NaN, the positive one: after +infinity (see the module docstring)
         bits = v.view(np.uint64)
         neg = (bits >> np.uint64(63)).astype(bool)
         bits = np.where(neg, ~bits, bits | np.uint64(1 << 63))
@@ -123,3 +140,35 @@ def _join(parts: list[bytes] | None, fixed: list[np.ndarray], n: int) -> list[by
     mat = np.ascontiguousarray(np.hstack(fixed) if len(fixed) > 1 else fixed[0])
     tails = mat.view(f"V{mat.shape[1]}").ravel().tolist()
     return [p + t for p, t in zip(base, tails)]
+
+
+def flink_compare(descending: list[bool], nulls_first: list[bool]) -> Callable[[tuple, tuple], int]:
+    """Flink's generated ``RecordComparator`` over tuples of ORDER BY values (Python values), per key.
+
+    A NULL goes first or last by ``nulls_first`` (whatever the direction, as Flink's
+    ``NullAwareComparator``); two values compare ``1 if a > b else -1 if a < b else 0``
+    (``GenerateUtils.generateCompare`` on primitives: Python's float ``<`` / ``>`` are Java's, so a
+    NaN compares 0 with everything and -0.0 ties 0.0), negated for ``DESC``. Strings compare by code
+    point, which is their UTF-8 bytes' order. Not a total order over NaN: use it only where the
+    exact steps of Flink's algorithm are reproduced (:func:`~streamsql.functions.scalars.java_sort.
+    small_timsort`); elsewhere :func:`sort_keys` orders.
+    """
+    keys = list(zip(descending, nulls_first))
+
+    def compare(a: tuple, b: tuple) -> int:
+        for x, y, (desc, first) in zip(a, b, keys):
+            if x is None or y is None:
+                if x is None and y is None:
+                    continue
+                return (-1 if first else 1) if x is None else (1 if first else -1)
+            c = 1 if x > y else -1 if x < y else 0
+            if c:
+                return -c if desc else c
+        return 0
+
+    return compare
+
+
+def has_nan(values: tuple) -> bool:
+    """Whether a tuple of ORDER BY values holds a floating-point NaN (no order places it as Flink)."""
+    return any(isinstance(v, float) and v != v for v in values)

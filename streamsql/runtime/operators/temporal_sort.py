@@ -3,7 +3,9 @@
 Semantics (times in **milliseconds**, source: Flink 2.3's ``RowTimeSortOperator``): a row waits
 in state under its rowtime until the watermark reaches that rowtime (an event-time timer at the
 rowtime), then every row of that rowtime is emitted, sorted by the other ORDER BY keys (a
-stable sort: rows equal on them keep their arrival order), insert-only; rowtimes fire in
+stable sort: rows equal on them keep their arrival order; a NaN in a floating key, which Flink's
+comparator ties with every number, gets the place Java's ``List.sort`` gives it, as
+:meth:`TemporalSortOperator._java_sorted`), insert-only; rowtimes fire in
 ascending order. A row is late, dropped and counted in the job metric ``late_records``, when its
 rowtime is not after the last rowtime emitted (Flink's ``lastTriggeringTs``; none before the
 first emission), so a row behind the watermark but newer than the last emission is still
@@ -31,8 +33,10 @@ import struct
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, Watermark
+from streamsql.core.errors import ExecutionError
 from streamsql.core.py_values import py_values
-from streamsql.runtime.operators.sort_keys import sort_keys
+from streamsql.functions.scalars.java_sort import MIN_MERGE, small_timsort
+from streamsql.runtime.operators.sort_keys import flink_compare, has_nan, sort_keys
 from streamsql.runtime.operators.window_agg import WindowOperatorBase
 from streamsql.state.layout import ValueFormat, encode_keys, with_key_groups
 
@@ -124,12 +128,34 @@ class TemporalSortOperator(WindowOperatorBase):
         """One rowtime's rows, sorted by the other keys, into ``emitted``; its bucket is deleted."""
         t = _TS.unpack_from(bucket, len(self._base) + 1)[0]
         pending = SORT_ROWS.decode(raw)
-        pending.sort(key=lambda p: p[0])  # stable: ties keep arrival order, as Java's List.sort
+        values = [tuple(row[i] for i in self.order) for _, row in pending]
+        if not self.by_arrival and any(has_nan(v) for v in values):
+            pending = self._java_sorted(pending, values, t)
+        else:
+            pending.sort(key=lambda p: p[0])  # stable: ties keep arrival order, as Java's List.sort
         # by arrival: ordered by the sort key across the firing's rowtimes (a stable sort of rows
         # fired in rowtime order: ties keep their arrival order)
         emitted += [(key if self.by_arrival else t, tuple(row)) for key, row in pending]
         deletes.append(bucket)
         self._last = t if self._last is None else max(self._last, t)
+
+    def _java_sorted(self, pending: list, values: list[tuple], t: int) -> list:
+        """``pending`` in the order Flink's ``inputs.sort(comparator)`` leaves rows holding a NaN key.
+
+        NaN ties every number under Flink's comparator (:func:`~streamsql.runtime.operators.sort_keys.
+        flink_compare`), so the order is the one Java's TimSort steps give: reproduced below 32 rows.
+
+        Raises:
+            ExecutionError: 32 rows or more of one rowtime with a NaN key.
+        """
+        if len(pending) >= MIN_MERGE:
+            msg = (f"{len(pending)} rows of rowtime {t} (ms) hold a NaN in an ORDER BY key: Flink's "
+                   f"comparator takes NaN for equal to every number, and its order is reproduced below "
+                   f"{MIN_MERGE} rows of one rowtime only; filter the NaN values out first")
+            raise ExecutionError(msg)
+        compare = flink_compare(self.descending, self.nulls_first)
+        order = small_timsort(list(range(len(pending))), lambda i, j: compare(values[i], values[j]))
+        return [pending[i] for i in order]
 
     def _to_table(self, rows: list[tuple]) -> pa.Table:
         """Output rows (Python values, as stored) → Arrow."""
