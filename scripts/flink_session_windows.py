@@ -8,9 +8,11 @@ Flink's window rankings and window joins know a window by its ``window_end`` alo
 CUMULATE windows are told apart by their end anyway, SESSION windows of other partition keys are not.
 The table ``sw`` (JSON lines, :data:`ROWS`, a 1 s watermark) holds sessions (gap 2 s) of ``g`` 'a'
 and 'b' that end together and start apart, and of 'j' whose odd and even ids form sessions that end
-together and start apart. Writes ``tests/runtime/session_windows_flink.json``: for each query of
-:data:`QUERIES` its changelog (``[kind, str(value), ...]`` per row, sorted) or Flink's error, which
-``tests/runtime/test_session_windows_flink.py`` compares StreamSQL's with. Run::
+together and start apart. A SESSION aggregate grouped by keys beyond its PARTITION BY keys is, in
+Flink, a GroupAggregate over the TVF's rows (sessions of the partition's rows, not of each group).
+Writes ``tests/runtime/session_windows_flink.json``: for each query of :data:`QUERIES` its changelog
+(``[kind, str(value), ...]`` per change, sorted) or Flink's error, which
+``tests/runtime/test_session_windows_flink.py`` folds and compares StreamSQL's final rows with. Run::
 
     flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_session_windows.py
 """
@@ -46,6 +48,11 @@ QUERIES = {
                   f"BY window_start, window_end, g ORDER BY v DESC, id) AS rn FROM {S}) WHERE rn = 1",
     "dedup": "SELECT window_start, window_end, id FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "
              f"window_start, window_end ORDER BY ts) AS rn FROM {S}) WHERE rn = 1",
+    "agg_more_keys": "SELECT window_start, window_end, g, COUNT(*) AS n, SUM(v) AS s FROM "
+                     "TABLE(SESSION(TABLE sw, DESCRIPTOR(ts), INTERVAL '2' SECOND)) "
+                     "GROUP BY window_start, window_end, g",
+    "agg_part_more_keys": "SELECT window_start, window_end, g, MOD(id, 2) AS odd, COUNT(*) AS n FROM "
+                          f"{S} GROUP BY window_start, window_end, g, MOD(id, 2)",
     "join": "SELECT L.id AS lid, R.id AS rid, L.window_start AS lws, R.window_start AS rws, "
             "L.window_end AS we "
             f"FROM (SELECT * FROM {SL}) L JOIN (SELECT * FROM {SR}) R "

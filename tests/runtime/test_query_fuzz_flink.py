@@ -4,7 +4,9 @@
 generators (``tests/runtime/query_fuzz.py``'s, the typed shapes of
 ``tests/runtime/query_fuzz_typed.py``, the wide ones of ``tests/runtime/query_fuzz_wide.py`` and the
 changelog chains and result types of ``tests/runtime/query_fuzz_v4.py``, the shapes of
-``tests/runtime/query_fuzz_v5.py``, the edge values of ``tests/runtime/query_fuzz_v6.py``):
+``tests/runtime/query_fuzz_v5.py``, the edge values of ``tests/runtime/query_fuzz_v6.py``, the SESSION
+TVF / updating Top-N / temporal / legacy window / UNNEST / mixed-type shapes of
+``tests/runtime/query_fuzz_v7.py``, with their options and Flink's changelog):
 result types and final rows, or its refusal, or its job's failure (``scripts/flink_queryfuzz.py``
 recorded it). StreamSQL runs the same query over the same files and must agree. The default suite
 replays :data:`DEFAULT` (every seed a fix came from and a few of each generator's shapes); ``-m
@@ -24,6 +26,8 @@ from tests.runtime.query_fuzz_v4 import BASE as V4
 from tests.runtime.query_fuzz_v5 import BASE as V5
 from tests.runtime.query_fuzz_v6 import BASE as V6
 from tests.runtime.query_fuzz_v6 import SHAPES as V6_SHAPES
+from tests.runtime.query_fuzz_v7 import BASE as V7
+from tests.runtime.query_fuzz_v7 import SHAPES as V7_SHAPES
 from tests.runtime.query_fuzz_wide import BASE as WIDE
 from tests.runtime.query_fuzz_wide import all_files
 
@@ -104,7 +108,11 @@ def test_the_fixture_covers_every_generator_and_source():
     v5 = {c["shape"] for s, c in CASES.items() if s >= V5}
     assert {"topn_total", "over_frames", "session_w", "wtvf_sets", "w_topn", "w_dedup", "w_join",
             "interval_join", "temporal_cl", "dedup", "mr", "nested", "time_ltz", "str_aggs", "gsets_cl"} <= v5
-    assert {c["shape"] for s, c in CASES.items() if s >= V6} == set(V6_SHAPES)
+    assert {c["shape"] for s, c in CASES.items() if V6 <= s < V7} == set(V6_SHAPES)
+    assert {c["shape"] for s, c in CASES.items() if s >= V7} == set(V7_SHAPES)
+    # (v7) per-query options recorded with the answer, and Flink's changelog where the result updates
+    assert any(c.get("config") for s, c in CASES.items() if s >= V7)
+    assert any(c.get("log") for s, c in CASES.items() if s >= V7)
     assert set(KNOWN) | set(ACCEPTED) <= set(CASES)
 
 
