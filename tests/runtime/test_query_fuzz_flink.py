@@ -49,10 +49,12 @@ CASES = {c["seed"]: c for c in DOC["cases"] if "skipped" not in c}
 #: pruned (Calcite folds the test to FALSE), so an update of the count alone does not move a LISTAGG value;
 #: (v5) a ROW cast to a named ROW type (field by field), ARRAY_AGG ... FILTER; (v6) a NaN compared by
 #: Java's < > (FILTER in a SESSION window, WHERE under CUMULATE), a Top-N retracting a row holding a NaN,
-#: an OVER SUM of DECIMAL(38, 18) past 38 digits (NULL from then on)
+#: an OVER SUM of DECIMAL(38, 18) past 38 digits (NULL from then on); (v7) a window Top-N over a SESSION
+#: aggregate keyed by window_end alone, a window join of SESSION aggregates (by window_end alone), a
+#: SESSION aggregate grouped beyond its PARTITION BY (a GroupAggregate over the TVF's rows)
 REGRESSIONS = [77, 100069, 100076, 200089, 200176, 200016, 200086, 200120, 200170, 200250, 200279, 200291,
                200379, 200373, 200536, 200557, 200628, 200715, 300089, 300111, 300158, 300157, 300343,
-               400224, 400084, 500009, 500066, 500068, 500093]
+               400224, 400084, 500009, 500066, 500068, 500093, 600034, 600098, 600121]
 #: a few cheap ones of each generator: aggregates with FILTER over t, RANK refused by both, a global
 #: typed aggregate over cdc; an event-time temporal join (versioned table), a window semi join, an
 #: outer interval join; a LEFT JOIN of a changelog with a non-equi residual (the V2 shapes); over tz's
@@ -61,8 +63,12 @@ REGRESSIONS = [77, 100069, 100076, 200089, 200176, 200016, 200086, 200120, 20017
 #: collected as Flink's text, a window Top-N, an interval join
 #: (v6) a FULL JOIN of a DOUBLE and a FLOAT key, a MATCH_RECOGNIZE defined on NaN and -0.0, an interval
 #: join on a float key
+#: (v7) CHAR(n) casts as grouping keys (changelog checked), a mixed INT / DECIMAL CASE key, UNNEST of
+#: SPLIT over a changelog, a legacy GROUP BY SESSION, a temporal join (TWO_PHASE option), a Top-N over
+#: a GROUP BY under mini-batch, a window Top-N over SESSION rows
 SAMPLE = [1, 2, 100014, 100020, 200009, 200020, 200025, 200348, 200504, 200502, 300003, 300012, 300019,
-          400019, 400031, 400070, 400066, 400058, 400102, 410011, 410047, 500008, 500019, 500029]
+          400019, 400031, 400070, 400066, 400058, 400102, 410011, 410047, 500008, 500019, 500029,
+          600154, 600235, 600046, 600042, 600061, 600104, 600123]
 DEFAULT = sorted(set(REGRESSIONS + SAMPLE) & set(CASES))
 
 
