@@ -46,7 +46,7 @@ def driver(tmp_path, monkeypatch):
 
 
 def _args(**kw) -> argparse.Namespace:
-    return argparse.Namespace(**{"budget": 120.0, "recycle": 3, "stall": 30.0, "together": 8, "alone": [],
+    return argparse.Namespace(**{"budget": 120.0, "recycle": 3, "stall": 30.0, "together": 8, "alone": [], "defaults": {},
                                  **kw})
 
 
