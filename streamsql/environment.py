@@ -348,7 +348,7 @@ class StreamEnvironment:
         if kind == "VIEW":
             vd = view_def_from_create(tree, sql)
             vd.namespace = (self.catalog.current_catalog, self.catalog.current_database)
-            node = Planner(self.catalog, self.config, sql).plan_query(vd.query, view=True)  # validate now
+            node = Planner(self.catalog, self.config, sql).plan_query(vd.query)  # validate now
             check_view_columns(tree, vd, node.schema.names, sql)
             self._add(vd, tree, exists, replace, sql)
             return TableResult("ok", message="[INFO] Execute statement succeeded.")
@@ -675,7 +675,7 @@ class StreamEnvironment:
         if isinstance(obj, ViewDef):
             with self.catalog.within(obj.namespace):
                 planner = Planner(self.catalog, self.config)
-                node = planner.plan_query(obj.query, view=True)
+                node = planner.plan_query(obj.query)
                 types = planner.view_column_types(obj.query)
             columns, rows = describe.COLUMNS, describe.view_rows(node, types)
             if obj.columns:  # CREATE VIEW v (a, b): the view's names for the query's columns
@@ -887,16 +887,18 @@ class StreamEnvironment:
 
         Raises:
             SqlError: the first failing statement, positioned in the script (file:line:column);
-                a PlanError likewise.
+                a PlanError likewise, and an OptionError (a table's option, metadata key or
+                column its format cannot carry) at the earlier CREATE TABLE it points into.
         """
         from streamsql.sql.parser import error_in_script, split_statements
 
         results = []
-        for st in split_statements(script):
+        statements = split_statements(script)
+        for i, st in enumerate(statements):
             try:
                 results.append(self.execute_sql(st.text))
-            except StatementError as e:  # a SqlError or PlanError
-                raise error_in_script(e, st, script, file) from None
+            except StatementError as e:  # a SqlError, PlanError, or OptionError at a CREATE TABLE's option
+                raise error_in_script(e, st, script, file, statements[:i]) from None
         return results
 
     def wait_all(self) -> None:

@@ -206,7 +206,7 @@ def _no_bitmap(format_name: str, schema: Schema, table: str | None, writing: boo
                      else "Not support to parse type: BITMAP" if writing and fmt == "json"
                      else "Unsupported type: BITMAP")
             msg = f"{where}{flink} (column '{name}': no format reads or writes a BITMAP, as in Flink)"
-            raise ConfigError(msg)
+            raise ConfigError(msg, table=table, column=name)
         todo += [(name, c) for c in t.children]
 
 
@@ -222,14 +222,14 @@ def _string_map_keys(format_name: str, schema: Schema, table: str | None) -> Non
     """
     if format_name.strip().lower() not in ("json", "debezium-json", "canal-json", "maxwell-json", "ogg-json"):
         return
-    todo = [f.type for f in reversed(schema.fields)]  # depth first, in field order, as Flink's
+    todo = [(f.name, f.type) for f in reversed(schema.fields)]  # depth first, in field order, as Flink's
     while todo:
-        t = todo.pop()
+        column, t = todo.pop()
         if t.name == "MAP" and t.children[0].name != "STRING":
             where = f"Table '{table}': " if table else ""
             msg = f"{where}JSON format doesn't support non-string as key type of map. The type is: {t.sql()}"
-            raise ConfigError(msg)
-        todo += reversed(t.children)
+            raise ConfigError(msg, table=table, column=column)  # at the column in the CREATE TABLE
+        todo += [(column, c) for c in reversed(t.children)]
 
 
 
@@ -260,4 +260,4 @@ def _no_variant(format_name: str, schema: Schema, table: str | None, writing: bo
                 text = f"The format '{name}' cannot {'write' if writing else 'read'} a VARIANT column"
             where = f"Table '{table}': " if table else ""
             msg = f"{where}{text} (PARSE_JSON reads a VARIANT from a STRING column)"
-            raise ConfigError(msg)
+            raise ConfigError(msg, table=table, column=f.name)

@@ -59,18 +59,19 @@ def avro_schema(schema: Schema, table: str | None = None) -> dict:
     """
     fields = []
     for f in schema.fields:
-        fields.append(_field(f.name, f.type, RECORD_NAME, table))
+        fields.append(_field(f.name, f.type, RECORD_NAME, table, f.name))
     return {"type": "record", "name": RECORD_NAME, "fields": fields}
 
 
-def _field(name: str, t: SqlType, parent: str, table: str | None) -> dict:
-    out: dict[str, Any] = {"name": name, "type": _type(t, f"{parent}_{name}", name, table)}
+def _field(name: str, t: SqlType, parent: str, table: str | None, top: str) -> dict:
+    """Field ``name`` of type ``t`` in record ``parent``; ``top``: the table's column it is (part of)."""
+    out: dict[str, Any] = {"name": name, "type": _type(t, f"{parent}_{name}", name, table, top)}
     if t.nullable:
         out["default"] = None
     return out
 
 
-def _type(t: SqlType, record_name: str, column: str, table: str | None) -> Any:
+def _type(t: SqlType, record_name: str, column: str, table: str | None, top: str) -> Any:
     n = t.name
     if n in _PRIMITIVE:
         s: Any = _PRIMITIVE[n]
@@ -83,18 +84,18 @@ def _type(t: SqlType, record_name: str, column: str, table: str | None) -> Any:
     elif n == "TIMESTAMP" and (t.precision if t.precision is not None else 6) <= 3:
         s = {"type": "long", "logicalType": "timestamp-millis"}
     elif n == "ARRAY":
-        s = {"type": "array", "items": _type(t.children[0], record_name, column, table)}
+        s = {"type": "array", "items": _type(t.children[0], record_name, column, table, top)}
     elif n == "MAP" and t.children[0].name == "STRING":
-        s = {"type": "map", "values": _type(t.children[1], record_name, column, table)}
+        s = {"type": "map", "values": _type(t.children[1], record_name, column, table, top)}
     elif n == "ROW":
         s = {"type": "record", "name": record_name,
-             "fields": [_field(fn, ft, record_name, table) for fn, ft in zip(t.field_names, t.children)]}
+             "fields": [_field(fn, ft, record_name, table, top) for fn, ft in zip(t.field_names, t.children)]}
     else:
         where = f"Table '{table}': " if table else ""
         msg = (f"{where}the 'avro' format cannot carry column '{column}' of type {t.sql()} (Flink's legacy "
                "timestamp mapping: TIMESTAMP(p <= 3), TIME(p <= 3), MAP with STRING keys; no "
                "TIMESTAMP_LTZ, MULTISET, VARIANT, ...)")
-        raise ConfigError(msg)
+        raise ConfigError(msg, table=table, column=top)  # at the column in the CREATE TABLE
     return ["null", s] if t.nullable else s
 
 

@@ -107,17 +107,29 @@ class Metadata(NamedTuple):
             convert fails the message, or is NULL with ``ignore-parse-errors``, as a column's).
         scale: for a TIMESTAMP_LTZ(3) read from an epoch number, milliseconds per unit (canal's
             ``ts`` is in ms, maxwell's in s).
+        entry: the entry of the field (read as a MAP) that is the value (debezium's
+            ``source.table`` is ``source``'s ``table``); None: the whole field.
+        root: read from the message's outermost object, not from the envelope inside it
+            (debezium's ``schema`` beside its ``payload``).
+        parse: for a TIMESTAMP_LTZ read from text, the text → epoch microseconds (None: no value),
+            raising :class:`~.convert.RecordError` for text the message fails on
+            (:mod:`.timestamp_data`).
     """
 
     type: SqlType
     field: str
     json_type: SqlType
     scale: int = 1
+    entry: str | None = None
+    root: bool = False
+    parse: Callable[[str], int | None] | None = None
 
 
-def metadata(type_sql: str, field: str, json_sql: str | None = None, scale: int = 1) -> Metadata:
-    """A :class:`Metadata` from type texts (``json_sql`` defaults to ``type_sql``)."""
-    return Metadata(SqlType.parse(type_sql), field, SqlType.parse(json_sql or type_sql), scale)
+def metadata(
+    type_sql: str, field: str, json_sql: str | None = None, scale: int = 1, **more: Any
+) -> Metadata:
+    """A :class:`Metadata` from type texts (``json_sql`` defaults to ``type_sql``); ``more``: its fields."""
+    return Metadata(SqlType.parse(type_sql), field, SqlType.parse(json_sql or type_sql), scale, **more)
 
 
 def changelog_options(fmt: str, *extra: OptionSpec) -> list[OptionSpec]:
@@ -169,17 +181,24 @@ class ChangelogJsonDecoder(Decoder):
         wanted = [self.METADATA[k] for k in keys]
         self._meta_convs = [(m, make_converter(m.json_type, lenient=lenient)) for m in wanted]
 
-    def _message_metadata(self, env: dict) -> tuple:
-        """The requested metadata values of one envelope (converter outputs).
+    def _message_metadata(self, env: dict, root: Any) -> tuple:
+        """The requested metadata values of one envelope ``env`` inside message ``root`` (converter outputs).
 
         Raises:
-            RecordError: a field does not convert to its type (unless parse errors are ignored).
+            RecordError: a field does not convert to its type (unless parse errors are ignored), or
+                a metadata text does not parse (:attr:`Metadata.parse`).
         """
         out = []
         for m, conv in self._meta_convs:
-            v = env.get(m.field)
+            src = root if m.root else env
+            v = src.get(m.field) if isinstance(src, dict) else None
             v = None if v is None else convert_field(m.field, conv, v)
-            if v is not None and m.type.name == "TIMESTAMP_LTZ":
+            if v is not None and m.entry is not None:
+                v = dict(v).get(m.entry)  # a MAP's (key, value) pairs
+            if v is not None and m.parse is not None:
+                v = m.parse(v)
+                v = None if v is None else v * _PER_MS[m.type.to_arrow().unit] // 1000
+            elif v is not None and m.type.name == "TIMESTAMP_LTZ":
                 v = v * m.scale * _PER_MS[m.type.to_arrow().unit]  # epoch ms in the Arrow type's unit
             out.append(v)
         return tuple(out)
@@ -271,7 +290,7 @@ class ChangelogJsonDecoder(Decoder):
             env = self.unwrap(obj)
             found = self.changes(env)
         rows = self.rows_of(found)
-        return (self._message_metadata(env) if self._meta_convs else ()), rows
+        return (self._message_metadata(env, obj) if self._meta_convs else ()), rows
 
     def converted(self, row: dict) -> tuple:
         """The row tuple of one JSON object.

@@ -5,7 +5,13 @@ Events are ``{"before": {...}|null, "after": {...}|null, "op": "c"|"r"|"u"|"d"}`
 Row kinds, as Flink: ``c``/``r`` → +I(after); ``u`` → -U(before), +U(after); ``d`` → -D(before).
 With ``'debezium-json.schema-include' = 'true'`` the event is wrapped as
 ``{"schema": ..., "payload": {...}}``. Tombstones (None, Kafka's delete markers that follow a ``d``)
-and empty messages are skipped (as Flink: no change) and counted in ``tombstones``. An unknown
+and empty messages are skipped (as Flink: no change) and counted in ``tombstones``.
+Metadata (``METADATA FROM 'value.<key>'``, as Flink's ``DebeziumJsonDecodingFormat``): ``schema``
+(STRING: the JSON text of the message's top-level ``schema``, beside ``payload`` with
+``schema-include``), ``ingestion-timestamp`` (TIMESTAMP_LTZ(3) from ``ts_ms``), from the
+``source`` object read as MAP<STRING, STRING>: ``source.timestamp`` (its ``ts_ms`` text read by
+``Long.parseLong``: other text fails the event), ``source.database`` (``db``), ``source.schema``,
+``source.table`` and ``source.properties`` (the whole map); each NULL where the event lacks it. An unknown
 ``op``, a missing ``after`` for c/r/u or a missing ``before`` for u/d (Postgres without
 ``REPLICA IDENTITY FULL``) is a bad record, as is undecodable JSON: skipped and counted with
 ``'debezium-json.ignore-parse-errors' = 'true'``, else ``BadRecordError`` naming the location.
@@ -24,7 +30,12 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from streamsql.connectors.formats.changelog_json import Change, ChangelogJsonDecoder, ChangelogJsonEncoder
+from streamsql.connectors.formats.changelog_json import (
+    Change,
+    ChangelogJsonDecoder,
+    ChangelogJsonEncoder,
+    metadata,
+)
 from streamsql.connectors.formats.common import (
     Where,
     bad_record,
@@ -41,6 +52,7 @@ from streamsql.connectors.formats.json import (
     read_schema,
     timestamp_standard_option,
 )
+from streamsql.connectors.formats.timestamp_data import java_long
 
 from streamsql.core.connector import flag_option
 from streamsql.core.elements import Batch, RowKind
@@ -55,6 +67,9 @@ OPTIONS = [
     decimal_plain_option("debezium-json"),
 ]
 
+#: The type Flink reads the event's ``source`` object as (its values' JSON text).
+_SOURCE = "MAP<STRING, STRING>"
+
 _REPLICA = (
     "the 'before' field of a {} event is null; for the Debezium Postgres connector set the "
     "table's REPLICA IDENTITY to FULL"
@@ -65,6 +80,16 @@ class DebeziumJsonDecoder(ChangelogJsonDecoder):
     """See module docstring; the per-record path is :class:`~.changelog_json.ChangelogJsonDecoder`'s."""
 
     fmt = "debezium-json"
+    METADATA = {
+        "schema": metadata("STRING", "schema", root=True),
+        "ingestion-timestamp": metadata("TIMESTAMP_LTZ(3)", "ts_ms", "BIGINT"),
+        "source.timestamp": metadata("TIMESTAMP_LTZ(3)", "source", _SOURCE, entry="ts_ms",
+                                     parse=lambda text: java_long(text) * 1000),
+        "source.database": metadata("STRING", "source", _SOURCE, entry="db"),
+        "source.schema": metadata("STRING", "source", _SOURCE, entry="schema"),
+        "source.table": metadata("STRING", "source", _SOURCE, entry="table"),
+        "source.properties": metadata(_SOURCE, "source"),
+    }
 
     def __init__(self, schema: Schema, options: dict[str, str], table: str | None = None):
         super().__init__(schema, options, table)
@@ -76,7 +101,9 @@ class DebeziumJsonDecoder(ChangelogJsonDecoder):
     # ---------------------------------------------------------------------------------- fast
 
     def decode(self, values: list[bytes | None], where: Where) -> Batch:
-        """Decode ``values`` into one batch (see :meth:`Decoder.decode`)."""
+        """Decode ``values`` into one batch (see :meth:`Decoder.decode`); per record with metadata columns."""
+        if self.metadata_keys:
+            return super().decode(values, where)
         if None in values or not all(values):  # Flink: a tombstone or an empty message is no change
             idx = np.asarray([i for i, v in enumerate(values) if v], dtype=np.int64)
             self.tombstones += len(values) - len(idx)

@@ -4,7 +4,12 @@ A message is ``{"before": row | null, "after": row | null, "op_type": "I" | "U" 
 ..., "op_ts": ..., "current_ts": ..., "pos": ..., "primary_keys": [...]}``. As Flink's
 ``OggJsonDeserializationSchema``: ``I`` → +I(after); ``U`` → -U(before), +U(after); ``D`` →
 -D(before); a missing image or another ``op_type`` fails the message (skipped with
-``'ogg-json.ignore-parse-errors'``). Its metadata columns are not read yet (refused as unknown keys).
+``'ogg-json.ignore-parse-errors'``). Metadata (``METADATA FROM 'value.<key>'``, as Flink's
+``OggJsonDecodingFormat``): ``table`` (STRING), ``primary-keys`` (ARRAY<STRING> from
+``primary_keys``), ``ingestion-timestamp`` (TIMESTAMP_LTZ(6) from the text ``current_ts``:
+``yyyy-MM-dd'T'HH:mm:ss.SSSSSS`` cut to milliseconds, else java.sql's forms, else NULL) and
+``event-timestamp`` (TIMESTAMP_LTZ(6) from the text ``op_ts``, Flink's default timestamp text cut
+to milliseconds: other text fails the message); see :mod:`.timestamp_data`.
 
 Written as Flink's ``OggJsonSerializationSchema``: ``{"before":null,"after":row,"op_type":"I"}`` for
 +I/+U, ``{"before":row,"after":null,"op_type":"D"}`` for -U/-D.
@@ -18,8 +23,10 @@ from streamsql.connectors.formats.changelog_json import (
     ChangelogJsonEncoder,
     changelog_options,
     json_text,
+    metadata,
 )
 from streamsql.connectors.formats.convert import RecordError
+from streamsql.connectors.formats.timestamp_data import parse_default, parse_pattern_or_sql
 
 from streamsql.core.elements import RowKind
 
@@ -30,6 +37,13 @@ class OggJsonDecoder(ChangelogJsonDecoder):
     """See module docstring."""
 
     fmt = "ogg-json"
+    METADATA = {
+        "table": metadata("STRING", "table"),
+        "primary-keys": metadata("ARRAY<STRING>", "primary_keys"),
+        "ingestion-timestamp": metadata("TIMESTAMP_LTZ(6)", "current_ts", "STRING",
+                                        parse=parse_pattern_or_sql),
+        "event-timestamp": metadata("TIMESTAMP_LTZ(6)", "op_ts", "STRING", parse=parse_default),
+    }
 
     def changes(self, obj: dict) -> list[Change]:
         """The changes of one GoldenGate message (see module docstring)."""

@@ -47,6 +47,7 @@ from sqlglot import exp
 from streamsql.connectors.registry import get_connector
 from streamsql.core.catalog import TableDef
 from streamsql.core.errors import PlanError
+from streamsql.plan.joins import JoinNode, SemiJoinNode
 from streamsql.plan.nodes import (
     INSERT_ONLY,
     RETRACT,
@@ -58,7 +59,7 @@ from streamsql.plan.nodes import (
     walk,
 )
 from streamsql.plan.ranking import RankNode
-from streamsql.plan.update_kinds import sink_input_keys
+from streamsql.plan.update_kinds import sink_input_keys, upsert_keys
 
 REQUIRE_ON_CONFLICT = "table.exec.sink.require-on-conflict"
 UPSERT_MATERIALIZE = "table.exec.sink.upsert-materialize"
@@ -188,13 +189,20 @@ def _key_label(node: PlanNode, keys: list[frozenset[int]]) -> str:
 
     Flink prints an unknown key set (an updating input without a key, a VALUES) as ``none`` and an
     empty one (an insert-only table without a PRIMARY KEY, a window aggregate, a UNION ALL, an
-    ``ORDER BY ... LIMIT`` over an updating input) as nothing (``upsert key: .``); both were read
-    from Flink 2.3's messages.
+    ``ORDER BY ... LIMIT`` over an updating input, a regular join whose inputs' keys do not contain
+    their join columns, and a semi / anti join's left keys likewise) as nothing (``upsert key:
+    .``); all were read from Flink 2.3's messages (scripts/flink_join_upsert_keys.py).
     """
     if keys:
         return f"[{', '.join(node.schema.names[i] for i in sorted(keys[0]))}]"
     if node.mode == INSERT_ONLY:
         return "" if not _from_values(node) else "none"
+    below = _below_projections(node)
+    if isinstance(below, SemiJoinNode):  # its left keys filtered: none left of a known set
+        left = below.inputs[0]
+        return "none" if _key_label(left, upsert_keys(left)) == "none" else ""
+    if isinstance(below, JoinNode):  # Flink's join keys are a set, maybe empty, never unknown
+        return ""
     return "" if _sort_limit_over_updates(node) else "none"
 
 

@@ -107,7 +107,7 @@ from streamsql.plan.temporal_sort import plan_temporal_sort, wants_temporal_sort
 from streamsql.plan.unsupported import reject_ignored
 from streamsql.plan.update_kinds import changelog_mode, eliminate_update_before
 from streamsql.plan.values import check_row_widths, plan_values, zero_row
-from streamsql.plan.windows import plan_window_aggregate, plan_window_tvf, reject_unaggregated_sessions
+from streamsql.plan.windows import plan_window_aggregate, plan_window_tvf
 from streamsql.sql.nodes import ChangelogCall
 
 
@@ -160,18 +160,12 @@ class Planner:
         self._hinted: dict[tuple[int, tuple], TableDef] = {}
 
     # -- statements ---------------------------------------------------------------------------
-    def plan_query(self, query: exp.Expression, view: bool = False) -> PlanNode:
-        """Plan a SELECT / UNION ALL; returns the root node (ids assigned).
-
-        ``view``: the query of a view (validated or described), whose SESSION window TVF a query
-        reading the view may still aggregate (:func:`~streamsql.plan.windows.reject_unaggregated_sessions`).
-        """
+    def plan_query(self, query: exp.Expression) -> PlanNode:
+        """Plan a SELECT / UNION ALL; returns the root node (ids assigned)."""
         reject_ignored(query, self.sql)
         with self._session():
             self._top = "statement"
             node, _ = self._query(query)
-        if not view:
-            reject_unaggregated_sessions(self, node)  # window TVF hook (plan/windows.py)
         merge_calcs([node], self.sql)
         prune_aggregate_calls([node])  # as Flink's PruneAggregateCallRule (plan/agg_prune.py)
         per_row_under_ordered_calls([node])
@@ -201,7 +195,6 @@ class Planner:
                 check_row_widths(self, insert.expression, len(cols))  # VALUES hook (plan/values.py)
             self._top = "statement"
             node, _ = self._query(insert.expression)
-            reject_unaggregated_sessions(self, node)  # window TVF hook (plan/windows.py)
             sink = plan_sink(self, table, node, cols, target, insert.expression)
             check_conflict(self, sink, insert.args.get("conflict"), target)
         merge_calcs([sink], self.sql)  # the statement's nodes are read by this sink only

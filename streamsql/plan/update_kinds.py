@@ -25,10 +25,14 @@ Top-N's partition keys with its rank number, or its partition keys alone when it
 ranking's hidden copy of a shown column is that column); a changelog source's PRIMARY KEY;
 carried through a watermark assigner, and through a Calc's columns that pass an input column
 unchanged or CAST (:meth:`~streamsql.plan.nodes.CalcNode.passthrough`; Flink keeps the key
-through the sink's implicit cast, e.g. INT into BIGINT); a semi / anti join's left keys; a
-regular join's: each left key with each right key, plus the left keys when the right side is
-unique on the join key (some right upsert key within the right join keys) and the join does not
-pad the left with NULLs, and symmetrically; none elsewhere (UNION ALL, an append-only input).
+through the sink's implicit cast, e.g. INT into BIGINT); a semi / anti join's left keys that
+contain its left join columns; a regular join's, from each input's keys that contain that input's
+join columns (the join shuffles its inputs by them, so only such a key stays on one task: Flink's
+``filterKeys`` in ``getJoinUpsertKeys``; ``orders JOIN customers ON o.customer_id = c.id`` has
+no upsert key, the order's own key included): each left key with each right key, plus the left
+keys when the right side is unique on the join key (some right upsert key within the right join
+keys) and the join does not pad the left with NULLs, and symmetrically; none elsewhere (UNION
+ALL, an append-only input).
 
 Runs after a statement's plan is built and before its operators are (and before the plan is
 cut into stages, whose copies keep :attr:`~streamsql.plan.nodes.PlanNode.update_before`).
@@ -114,7 +118,7 @@ def upsert_keys(node: PlanNode) -> list[frozenset[int]]:
     if isinstance(node, WatermarkAssignerNode):
         return upsert_keys(node.inputs[0])
     if isinstance(node, SemiJoinNode):
-        return upsert_keys(node.inputs[0])
+        return _co_located(upsert_keys(node.inputs[0]), node.left_keys)
     if type(node) is JoinNode:
         return _join_keys(node)
     if isinstance(node, RankNode) and node.strategy == TOP_N:
@@ -185,16 +189,27 @@ def _join_keys(join: JoinNode) -> list[frozenset[int]]:
     """A regular join's upsert keys (module docstring), as Flink's ``getJoinUniqueKeys``."""
     left, right = join.inputs
     width = len(left.schema.names)
-    lkeys, rkeys = upsert_keys(left), upsert_keys(right)
-    rkeys = [frozenset(i + width for i in k) for k in rkeys]
+    all_lkeys, all_rkeys = upsert_keys(left), upsert_keys(right)
+    # a side is unique on its join columns by any of its keys; only the co-located keys go on
+    right_unique = any(k <= set(join.right_keys) for k in all_rkeys)
+    left_unique = any(k <= set(join.left_keys) for k in all_lkeys)
+    lkeys = _co_located(all_lkeys, join.left_keys)
+    rkeys = [frozenset(i + width for i in k) for k in _co_located(all_rkeys, join.right_keys)]
     out = [lk | rk for lk in lkeys for rk in rkeys]
-    right_unique = any(k <= {i + width for i in join.right_keys} for k in rkeys)
-    left_unique = any(k <= set(join.left_keys) for k in lkeys)
     if right_unique and join.join_type in (INNER, LEFT):
         out += lkeys
     if left_unique and join.join_type in (INNER, RIGHT):
         out += rkeys
     return list(dict.fromkeys(out))
+
+
+def _co_located(keys: list[frozenset[int]], join_columns: list[int]) -> list[frozenset[int]]:
+    """The ``keys`` of a join input that contain all its ``join_columns`` (Flink's ``filterKeys``).
+
+    A join shuffles each input by its join columns: the rows of one value of another key may
+    reach the join on several tasks, so that key says nothing about the join's output.
+    """
+    return [k for k in keys if k >= set(join_columns)]
 
 
 def _same_column(node: PlanNode, col: int) -> int:

@@ -61,7 +61,6 @@ from streamsql.plan.nodes import (
     WatermarkAssignerNode,
     explain_attr,
     select_list,
-    walk,
 )
 from streamsql.plan.ordered_aggs import reject_unmerged, reject_window_distinct
 from streamsql.plan.python_udfs import reject_unmerged_python_aggregates
@@ -203,15 +202,20 @@ def is_proctime(node: PlanNode, col: str) -> bool:
 
     One is made by a Calc's bare ``PROCTIME()`` item (``CalcNode.proctime``: a table's computed
     column, or a SELECT item of a view, subquery or CTE) or by a processing-time window aggregate
-    (its ``window_time``, which Flink cascades as a proctime attribute), and passed on unchanged by
-    Calcs (projections, filters), watermark assigners, a lookup join's left columns (they keep
-    their names; its rows go on at once) and UNION ALL (where every input has one at that
+    or window TVF (its ``window_time``, which Flink cascades as a proctime attribute), and passed
+    on unchanged by Calcs (projections, filters), watermark assigners, a window TVF (its input's
+    columns: Flink materializes them after it, so ``ROW_NUMBER() OVER (... ORDER BY pt DESC)``
+    over a processing-time SESSION TVF's rows keeps the newest), a lookup join's left columns
+    (they keep their names; its rows go on at once) and UNION ALL (where every input has one at that
     position, as Flink's union keeps the time indicator its inputs share). Anything else (a
     regular join, a GROUP BY aggregation, an expression over it) materializes it into a plain
     TIMESTAMP_LTZ(3), as in Flink. A processing-time window takes each row's time when it
     arrives (not the column's value), so the column only has to be one.
     """
-    while isinstance(node, (CalcNode, WatermarkAssignerNode)) or node.kind == "lookup-join":
+    passing = (CalcNode, WatermarkAssignerNode, WindowTableFunctionNode)
+    while isinstance(node, passing) or node.kind == "lookup-join":
+        if isinstance(node, WindowTableFunctionNode) and col not in node.inputs[0].schema.names:
+            return node.spec.proctime and col == "window_time"
         if node.kind == "lookup-join" and col not in node.inputs[0].schema.names:
             return False
         if isinstance(node, CalcNode):
@@ -377,35 +381,10 @@ def plan_window_tvf(planner, src: exp.TableFromRows) -> tuple[PlanNode, Scope]:
     node_type = SessionTableFunctionNode if spec.kind == "SESSION" else WindowTableFunctionNode
     out = node_type([node], pa.schema(fields), node.mode, spec=spec, rowtime=col.internal,
                     partition_by=partition)
-    out.position = position_of(src)  # for reject_unaggregated_sessions (no dataclass field: not state)
     qual = (src.alias_or_name if src.alias else table.name).lower()
     cols = [ScopeColumn(qual, c.name, c.internal, c.type) for c in scope.columns]
     cols += [ScopeColumn(qual, n, n, SqlType.from_arrow(f.type)) for n, f in zip(WINDOW_COLUMNS, fields[-3:])]
     return out, Scope(cols, planner.sql, f"window TVF {name}")
-
-
-def reject_unaggregated_sessions(planner, root: PlanNode) -> None:
-    """A processing-time SESSION window TVF must end up under a window aggregate (else not supported yet).
-
-    Called on a statement's whole plan: a SESSION TVF read through filters and projections that a
-    window aggregate then groups is planned under the aggregate (:func:`push_below`); an event-time
-    one read otherwise is a :class:`SessionTableFunctionNode` (its rows, under a window Top-N,
-    deduplication, join, window-attached aggregate or GroupAggregate, as Flink 2.3 runs them). A
-    processing-time one read otherwise (Flink 2.3 plans a GroupAggregate over its rows) is not
-    supported yet.
-
-    Raises:
-        SqlError: at the first such TVF's ``TABLE(SESSION(...))``.
-    """
-    from streamsql.core.errors import SqlError
-
-    for node in walk([root]):
-        if isinstance(node, SessionTableFunctionNode) and node.spec.proctime:
-            line, col, length = getattr(node, "position", (None, None, 1))
-            msg = ("A processing-time SESSION window TVF is supported only with a window aggregation: "
-                   "GROUP BY window_start, window_end [, keys] over its columns as they are (its rows are "
-                   "not supported yet)")
-            raise SqlError(msg, planner.sql, line, col, length)
 
 
 # -- GROUP BY window_start, window_end -------------------------------------------------------------

@@ -165,6 +165,14 @@ def _window_tvf(node: WindowTableFunctionNode) -> Operator:
     return ProcessingTimeOperator(op, ts_index) if node.spec.proctime else op
 
 
+def _session_tvf(node: SessionTableFunctionNode) -> Operator:
+    """The SESSION window TVF's rows; over processing time its sessions close on the wall clock."""
+    ts_index = node.inputs[0].schema.get_field_index(node.rowtime)
+    op = SessionTableFunctionOperator(node.spec, ts_index, node.key_indices(), node.inputs[0].schema,
+                                      node.schema)
+    return ProcessingTimeOperator(op, ts_index) if node.spec.proctime else op
+
+
 def _group_agg(node: plan.GroupAggNode) -> Operator:
     """The GROUP BY aggregate; on a versioned view's side, fed one row at a time (each change a version)."""
     op = create_group_agg(node.num_keys, node.aggs, node.inputs[0].schema, node.schema, node.state_ttl_ms,
@@ -231,8 +239,7 @@ OPERATOR_FACTORIES: dict[type[plan.PlanNode], Callable[..., Operator]] = {
     plan.GroupAggNode: _group_agg,
     plan.UnionNode: lambda n: UnionOperator(n.schema),
     WindowTableFunctionNode: _window_tvf,
-    SessionTableFunctionNode: lambda n: SessionTableFunctionOperator(
-        n.spec, n.inputs[0].schema.get_field_index(n.rowtime), n.key_indices(), n.inputs[0].schema, n.schema),
+    SessionTableFunctionNode: _session_tvf,
     WindowAggNode: _window_agg,
     OverAggNode: _over_agg,
     NonTimeOverAggNode: lambda n: NonTimeOverOperator(n.spec, n.num_keys, n.ts_index, n.aggs,

@@ -524,11 +524,15 @@ def option_position(sql: str, key: str) -> tuple[int, int, int] | None:
 
 
 def metadata_position(sql: str, column: str) -> tuple[int, int, int] | None:
-    """Where the metadata key of column ``column`` is written in a CREATE TABLE's text.
+    """Where the metadata key of column ``column``, or else its name, is written in a CREATE TABLE's text.
+
+    A format that cannot carry a column's type (``'avro'`` and a TIMESTAMP_LTZ, JSON and a MAP
+    with INT keys) points at the column, as a bad metadata key points at the key.
 
     Returns:
         ``(line, column, length)`` (1-based) of the quoted key of ``METADATA FROM 'key'``, or of
-        the column's name for a bare ``METADATA``; None when the text has no such column.
+        the column's name (a bare ``METADATA``, a physical column); None when the text has no
+        such column.
     """
     from streamsql.sql.parser import parse_statement
 
@@ -537,10 +541,10 @@ def metadata_position(sql: str, column: str) -> tuple[int, int, int] | None:
     except SqlError:
         return None
     for col in tree.find_all(exp.ColumnDef):
-        meta = col.find(MetadataColumnConstraint)
-        if meta is None or col.name.lower() != column.lower():
+        if col.name.lower() != column.lower():
             continue
-        err = error_at(meta.this or col.this, "", sql)
+        meta = col.find(MetadataColumnConstraint)
+        err = error_at(col.this if meta is None else meta.this or col.this, "", sql)
         return None if err.line is None else (err.line, err.col, err.length)
     return None
 

@@ -10,6 +10,9 @@ of them on Flink for the oracle's own words and rows.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from streamsql import StreamEnvironment
@@ -315,3 +318,28 @@ def test_upsert_materialize_takes_flinks_values_only(env):
 
     with pytest.raises(ConfigError, match="upsert-materialize"):
         env.execute_sql("SET 'table.exec.sink.upsert-materialize' = 'ALWAYS'")
+
+
+#: Flink 2.3's answers for joins keyed otherwise than their sink (scripts/flink_join_upsert_keys.py)
+JOIN_KEYS_FLINK = json.loads((Path(__file__).parent / "join_upsert_keys_flink.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(JOIN_KEYS_FLINK))
+def test_join_upsert_keys_as_flink(env, name):
+    """A join's upsert keys come only from input keys that contain that input's join columns.
+
+    ``orders JOIN customers ON o.customer_id = c.id`` into a sink keyed by the order's id has no
+    upsert key in Flink 2.3 (the join shuffles orders by customer): it is refused without ON
+    CONFLICT, where StreamSQL used to take the order's key through the join.
+    """
+    case = JOIN_KEYS_FLINK[name]
+    sink(env, case["pk"], case["columns"])
+    statement = f"EXPLAIN INSERT INTO snk {case['query']}"
+    if case["flink"] == "planned":
+        env.execute_sql(statement)
+        return
+    with pytest.raises(PlanError) as ei:
+        env.execute_sql(statement)
+    assert MISMATCH in ei.value.message  # Flink names the table 'default_catalog.default_database.snk'
+    keys = case["flink"][case["flink"].index("Primary key:"):].split(" This can lead")[0]
+    assert keys in ei.value.message  # e.g. "Primary key: [a], upsert key: ."

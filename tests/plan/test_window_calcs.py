@@ -14,8 +14,9 @@ window-attached one is a GroupAggregate in Flink 2.3), Calcs between a SESSION T
 aggregate (pushed under it: refused here before), and window Top-N, deduplication and joins whose
 inputs have Calcs. session35: Flink's window-attached SESSION aggregate, SESSION TVF rows under a
 Top-N, deduplication, join or GroupAggregate run (:mod:`streamsql.runtime.operators.session_tvf`);
-grouping sets over a SESSION and a processing-time SESSION TVF's rows stay refused here
-(:func:`refused_here`); processing-time window Top-N, deduplication and joins are refused in
+grouping sets over a SESSION stay refused here (:func:`refused_here`); proctsession36: a
+processing-time SESSION TVF's rows run too (a GroupAggregate over them, as Flink 2.3);
+processing-time window Top-N, deduplication and joins are refused in
 Flink 2.3's words (``"error: ..."`` in the recording).
 """
 
@@ -49,7 +50,6 @@ def env(planning_env):
 
 #: Flink plans these, StreamSQL refuses them (not supported yet, docs/windows.md): the words.
 SESSION_SETS = "GROUPING SETS, ROLLUP and CUBE in a SESSION window aggregation are not supported yet"
-SESSION_PROCTIME_ROWS = "A processing-time SESSION window TVF is supported only with a window aggregation"
 
 
 def refused_here(query: str) -> str | None:
@@ -57,22 +57,20 @@ def refused_here(query: str) -> str | None:
 
     session35 runs the rest: the window-attached SESSION aggregate, Top-N, deduplication and joins
     over SESSION TVF rows, and a GroupAggregate over them (a Calc dropping the PARTITION BY key, a
-    GROUP BY without it or without window_end).
+    GROUP BY without it or without window_end); proctsession36 a processing-time one's rows.
     """
     flink = FLINK[query]
     if "SESSION" not in query or flink in ("pushed", "attached") or flink.startswith("error: "):
         return None
     if "ROLLUP" in query:
         return SESSION_SETS
-    if "evp" in query:  # a processing-time SESSION's GroupAggregate over the TVF's rows
-        return SESSION_PROCTIME_ROWS
     return None
 
 
 def test_refused_here_as_listed():
-    """The SESSION shapes StreamSQL still refuses: grouping sets, a processing-time SESSION TVF's rows."""
+    """The SESSION shapes StreamSQL still refuses: grouping sets."""
     refused = sorted(FLINK[q] for q in FLINK if refused_here(q))
-    assert refused == ["group", "group"]
+    assert refused == ["group"]
 
 
 @pytest.mark.parametrize("query", list(FLINK))

@@ -30,6 +30,7 @@ from streamsql.functions.scalars import (
     calls,
     composite,
     nested_floor,
+    not_pushdown,
     operand_types,
     operators,
     overlaps,
@@ -88,6 +89,8 @@ def _visit(n: exp.Expression) -> exp.Expression:
         return _visit(row_equals.rewrite(n))
     if nested_floor.handles(n):  # FLOOR(FLOOR(x TO DAY) TO YEAR): FLOOR(x TO YEAR), as Calcite
         return _visit(nested_floor.rewrite(n))
+    if not_pushdown.handles(n, bind):  # NOT (d <= 1): d > 1, as Calcite (a NaN passes neither)
+        return _visit(not_pushdown.rewrite(n))
     if typeof.handles(n):  # a constant from its argument's uncompiled form
         out, t = typeof.compile_typeof(n, bind)
         out.meta[TYPE] = t

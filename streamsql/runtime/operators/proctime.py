@@ -35,6 +35,14 @@ from streamsql.core.elements import Batch, Element, Watermark
 from streamsql.runtime.operators.base import Operator, OperatorContext, SplitStatus
 
 
+def stamp_time(table: pa.Table, index: int, ms: int) -> pa.Table:
+    """``table`` with its timestamp column ``index`` set to instant ``ms`` (since the epoch) in every row."""
+    field = table.schema.field(index)
+    unit = pa.timestamp("ms", tz=getattr(field.type, "tz", None))
+    stamp = pa.array([ms] * table.num_rows, pa.int64()).cast(unit).cast(field.type)
+    return table.set_column(index, field, stamp)
+
+
 class ProcessingTimeOperator(Operator):
     """Runs a watermark-driven operator on processing time (see the module docstring).
 
@@ -63,11 +71,7 @@ class ProcessingTimeOperator(Operator):
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Stamp ``batch`` with the processing time of its arrival; pass it to the inner operator."""
         self.time = max(self.ctx.clock(), self.time + 1)
-        table = batch.table
-        field = table.schema.field(self.ts_index)
-        ms = pa.timestamp("ms", tz=getattr(field.type, "tz", None))
-        stamp = pa.array([self.time] * table.num_rows, pa.int64()).cast(ms).cast(field.type)
-        out = self.inner.process_batch(Batch(table.set_column(self.ts_index, field, stamp), batch.kinds),
+        out = self.inner.process_batch(Batch(stamp_time(batch.table, self.ts_index, self.time), batch.kinds),
                                        input_index)
         if self.eager:
             out += self._fire()

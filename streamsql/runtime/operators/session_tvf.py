@@ -20,6 +20,16 @@ Flink 2.3's session TVF (times in **milliseconds**, local to ``WindowSpec.zone``
 - a NULL rowtime: the row is dropped and counted in ``null_rowtime_records``, as Flink's
   ``numNullRowTimeRecordsDropped`` (:mod:`~streamsql.runtime.operators.rowtime_nulls`).
 
+Over a ``PROCTIME()`` attribute (``spec.proctime``) the operator runs inside
+:class:`~streamsql.runtime.operators.proctime.ProcessingTimeOperator`, as Flink's operator on its
+processing-time timers: a row's time is its arrival at the operator (rows of one batch share
+it), so a session starts at its first row's arrival and ends at its last one's + gap; its rows go
+out at the first tick with the processing time at or past ``end - 1`` (the "watermark" it gets
+is the processing time). Their time attribute column and ``window_time`` are the processing time
+of that emission, as Flink's ``PROCTIME_MATERIALIZE`` of both after the TVF (they are no arrival
+times there either); ``window_start`` / ``window_end`` are the session's bounds. Open sessions and
+their timers are state like the event-time ones (restored, a due one fires at the first tick).
+
 State layout (``key`` = :func:`~streamsql.state.layout.encode_keys` of the PARTITION BY key,
 ``kg`` its key group):
 
@@ -44,6 +54,7 @@ from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.join_state import rows_of
 from streamsql.runtime.operators.local_time import to_local
+from streamsql.runtime.operators.proctime import stamp_time
 from streamsql.runtime.operators.rowtime_nulls import count_dropped
 from streamsql.runtime.operators.session_window import fire_sessions, islands_sql, merge_batch, window_time
 from streamsql.runtime.operators.window_agg import WindowOperatorBase, _rows_to_table, rowtimes
@@ -79,6 +90,7 @@ class SessionTableFunctionOperator(WindowOperatorBase):
         names = ['"' + input_schema.names[i].replace('"', '""') + '"' for i in self.key_indices]
         self._islands_sql, _ = islands_sql(names, [input_schema.types[i] for i in self.key_indices], spec.gap)
         self._con = python_functions.cursor()
+        self._emitted_at = 0  # over processing time: the instant (ms) of the firing being emitted
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Merge the batch's rows, by batch-local session, into their keys' open sessions."""
@@ -122,7 +134,12 @@ class SessionTableFunctionOperator(WindowOperatorBase):
         return []
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
-        """Emit the rows of every session with ``end - 1 <= watermark``, then forward the watermark."""
+        """Emit the rows of every session with ``end - 1 <= watermark``, then forward the watermark.
+
+        Over processing time ``watermark`` is the processing time (ms since the epoch): the emitted
+        rows' time attribute and ``window_time`` (module docstring).
+        """
+        self._emitted_at = watermark.timestamp
         return self._fire_due_keys(watermark, self._fire_key)
 
     def _fire_key(self, skey: bytes, raw: bytes, wm: int, emitted: list, puts: list, deletes: list) -> None:
@@ -133,5 +150,13 @@ class SessionTableFunctionOperator(WindowOperatorBase):
             emitted.extend((end, tuple(r) + (start, end, time)) for r in rows)
 
     def _to_table(self, rows: list[tuple]) -> pa.Table:
-        """Output rows (input columns, then window start, end, time as int ms) → Arrow."""
-        return _rows_to_table(rows, self.output_schema, len(self.output_schema) - 3)
+        """Output rows (input columns, then window start, end, time as int ms) → Arrow.
+
+        Over processing time the time attribute and ``window_time`` are the emission's time, as
+        Flink's ``PROCTIME_MATERIALIZE`` after the TVF.
+        """
+        table = _rows_to_table(rows, self.output_schema, len(self.output_schema) - 3)
+        if self.spec.proctime:
+            for index in (self.ts_index, len(self.output_schema) - 1):
+                table = stamp_time(table, index, self._emitted_at)
+        return table
