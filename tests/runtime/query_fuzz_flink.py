@@ -42,7 +42,7 @@ ACCEPTED: dict[int, str] = {
             "SQL position: not a refusal of the query) on COUNT(DISTINCT FLOOR(ts TO SECOND)) of the "
             "rowtime in a TUMBLE aggregate grouped by CUBE (k) (a window CUBE without that DISTINCT is "
             "answered and agrees: seed 200517); not minimised further on Flink",
-    **dict.fromkeys((600000, 600105, 600107, 600188, 600322, 600367), (
+    **dict.fromkeys((600000, 600105, 600107, 600188, 600322, 600367, 600572), (
         "Flink 2.3's code generator fails on UNNEST(ARRAY[x, x + 1, NULL]) of an INT column (Janino: `No "
         "applicable constructor/method found for actual parameters \"int, java.lang.Object\"` in "
         "BinaryArrayWriter.writeInt: the NULL literal element of an INT array); an internal compile error, "
@@ -148,7 +148,7 @@ KNOWN: dict[int, str] = {
     500116: ("as 500156: a window Top-N ORDER BY r DESC, id over FLOATs holding NaN: Flink ranks "
              "3.4028235E38 / Infinity first, StreamSQL NaN (DuckDB's order puts NaN above every number)"),
     # -- session 36 (queryfuzz36): the v7 generator's shapes
-    **dict.fromkeys((600127, 600203, 600445), (
+    **dict.fromkeys((600127, 600203, 600445, 600491, 600557, 600577), (
         "as 400135: UNNEST(MAP[g, x]) with g NULL: Flink's map keeps the NULL key (a row (null, x)); "
         "StreamSQL's maps cannot hold one, so the job fails naming the MAP[...]")),
     600164: ("no defined answer: SUM of a DECIMAL(38, 18) CASE past 38 digits under mini-batch "
