@@ -60,6 +60,7 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from tests.runtime.query_fuzz_typed import make_flink_query
 from tests.runtime.query_fuzz_wide import ALONE_SHAPES, all_files, create_all_tables
+from tests.runtime.query_fuzz_v7 import DEFAULTS as V7_DEFAULTS
 
 class Recorder:
     def __init__(self):
@@ -75,9 +76,11 @@ create_all_tables(rec, files)
 queries = []
 for seed in json.loads(sys.argv[3]):
     q = make_flink_query(seed)
-    queries.append({"seed": seed, "shape": q.shape, "source": q.source, "query": q.flink})
+    queries.append({"seed": seed, "shape": q.shape, "source": q.source, "query": q.flink,
+                    **({"config": q.config} if q.config else {})})
 digest = {k: hashlib.sha256(p.read_bytes()).hexdigest() for k, p in files.items()}
-print(json.dumps({"ddl": rec.ddl, "data": digest, "queries": queries, "alone": list(ALONE_SHAPES)}))
+print(json.dumps({"ddl": rec.ddl, "data": digest, "queries": queries, "alone": list(ALONE_SHAPES),
+                  "defaults": V7_DEFAULTS}))
 """
 
 
@@ -203,6 +206,38 @@ def fold(table, changes: list) -> list[list]:
     return fq.fold(changes, key)
 
 
+CASE_KEYS = ("seed", "shape", "source", "query", "config")
+"""The keys of a case the generator wrote (``config``: the options the query runs with, if any)."""
+LOG_FROM = 600_000
+"""Seeds from here (the v7 generator's) record Flink's changelog too (``log``) when it updates, as long as
+:data:`LOG_LIMIT` changes."""
+LOG_LIMIT = 600
+
+
+def _head(case: dict) -> dict:
+    """``case``'s generator keys (:data:`CASE_KEYS`)."""
+    return {k: case[k] for k in CASE_KEYS if k in case}
+
+
+def with_log(out: dict, changes: list) -> dict:
+    """``out`` with Flink's changelog ``log`` when the seed's changelog updates.
+
+    ``log``: ``[kind, cells]`` pairs in Flink's order, kept when the seed is from :data:`LOG_FROM`, the
+    changelog holds a ``-U`` / ``+U`` / ``-D`` and at most :data:`LOG_LIMIT` changes (an insert-only
+    changelog is its rows).
+    """
+    if (out["seed"] >= LOG_FROM and len(changes) <= LOG_LIMIT
+            and any(kind != "+I" for kind, _ in changes)):
+        return {**out, "log": [[kind, cells] for kind, cells in changes]}
+    return out
+
+
+def configure(tenv, case: dict, defaults: dict) -> None:
+    """Set ``case``'s ``config`` on ``tenv`` (no config: ``defaults``, Flink's own values)."""
+    for k, v in {**defaults, **case.get("config", {})}.items():
+        tenv.get_config().set(k, v)
+
+
 def plan(tenv, case: dict) -> tuple[dict, object]:
     """``case`` with Flink's ``columns``/``types`` (and its Table), or with its ``refused`` error.
 
@@ -235,15 +270,16 @@ def answer(tenv, case: dict) -> dict:
             return answer_as_text(tenv, case, out, text)
         if any(m in _error_text(err) for m in PYFLINK_FAULTS) or PYTHON_YEAR.search(_error_text(err)):
             # PyFlink cannot hand the value over
-            return {**{k: case[k] for k in ("seed", "shape", "source", "query")},
+            return {**_head(case),
                     "skipped": f"PyFlink's collect cannot convert a value: {_error_text(err)[:200]}"}
         out["error"] = _error_text(err)
         return out
     try:
         out["rows"] = fold(table, changes)
         out["changes"] = len(changes)
+        out = with_log(out, changes)
     except ValueError as err:  # (no rows we cannot vouch for)
-        return {**{k: case[k] for k in ("seed", "shape", "source", "query")}, "skipped": str(err)}
+        return {**_head(case), "skipped": str(err)}
     return out
 
 
@@ -258,13 +294,13 @@ def answer_as_text(tenv, case: dict, out: dict, text: list[int]) -> dict:
             changes = [(str(r.get_row_kind()), [fq.cell(v) for v in r]) for r in rows]
     except Exception as err:  # noqa: BLE001  (a failing job is an answer)
         if any(m in _error_text(err) for m in PYFLINK_FAULTS):  # another column (a TIMESTAMP_LTZ)
-            return {**{k: case[k] for k in ("seed", "shape", "source", "query")},
+            return {**_head(case),
                     "skipped": f"PyFlink's collect cannot convert a value: {_error_text(err)[:200]}"}
         return {**out, "error": _error_text(err)}
     try:
-        return {**out, "text": text, "rows": fold(table, changes), "changes": len(changes)}
+        return with_log({**out, "text": text, "rows": fold(table, changes), "changes": len(changes)}, changes)
     except ValueError as err:
-        return {**{k: case[k] for k in ("seed", "shape", "source", "query")}, "skipped": str(err)}
+        return {**_head(case), "skipped": str(err)}
 
 
 def answer_together(tenv, capture, planned: list[tuple[dict, object]]) -> list[dict] | None:
@@ -303,14 +339,15 @@ def answer_together(tenv, capture, planned: list[tuple[dict, object]]) -> list[d
         except ValueError:  # a date Python cannot hold: alone, the seed is skipped
             return None
     try:
-        return [{**case, "rows": fold(table, changes[case["seed"]]), "changes": len(changes[case["seed"]])}
+        return [with_log({**case, "rows": fold(table, changes[case["seed"]]),
+                          "changes": len(changes[case["seed"]])}, changes[case["seed"]])
                 for case, table in planned]
     except ValueError:  # an upsert changelog without a known key: alone, the seed is skipped
         return None
 
 
 def worker(cases: list[dict], ddl: list[str], journal: Path, recycle: int, deadline: float,
-           together: int, alone: tuple[str, ...] = ()) -> int:
+           together: int, alone: tuple[str, ...] = (), defaults: dict | None = None) -> int:
     """Answer ``cases`` in one table environment, appending each answer to ``journal`` at once.
 
     ``together`` queries whose result types print unambiguously (:data:`PRINTABLE`) run as one
@@ -318,7 +355,8 @@ def worker(cases: list[dict], ddl: list[str], journal: Path, recycle: int, deadl
     ``alone``, whose printed text may not read back), and those of the small jobs that failed, are
     collected one by one. Stops after
     ``recycle`` cases or at ``deadline`` (``time.time()``); the driver starts a fresh worker (a
-    fresh JVM) for the rest.
+    fresh JVM) for the rest. A case with a ``config`` runs alone with those options set
+    (:func:`configure`; ``defaults`` again after it).
     """
     from pyflink.table import EnvironmentSettings, TableEnvironment
 
@@ -340,17 +378,20 @@ def worker(cases: list[dict], ddl: list[str], journal: Path, recycle: int, deadl
         while cases and time.time() < deadline:
             chunk, cases = cases[:together], cases[together:]
             started = time.monotonic()
-            planned, alone = [], []
+            planned, single = [], []
             for case in chunk:
+                if case.get("config"):
+                    single.append(case)
+                    continue
                 rec, table = plan(tenv, case)
                 if table is None:
                     emit(rec, started, 1)
                 elif rec["shape"] not in alone and all(PRINTABLE.match(t) for t in rec["types"]):
                     planned.append((rec, table))
                 else:
-                    alone.append(case)
+                    single.append(case)
             groups = [planned] if len(planned) > 1 else []
-            alone += [c for c, _ in planned] if len(planned) == 1 else []
+            single += [c for c, _ in planned] if len(planned) == 1 else []
             while groups:  # a failed job is split in two until its failing query runs alone
                 group = groups.pop(0)
                 started = time.monotonic()
@@ -360,10 +401,14 @@ def worker(cases: list[dict], ddl: list[str], journal: Path, recycle: int, deadl
                 if answers is None and len(group) > 3:
                     groups[:0] = [group[:len(group) // 2], group[len(group) // 2:]]
                 elif answers is None:
-                    alone += [c for c, _ in group]
-            for case in alone:
+                    single += [c for c, _ in group]
+            for case in single:
                 started = time.monotonic()
-                emit(answer(tenv, {k: case[k] for k in ("seed", "shape", "source", "query")}), started, 1)
+                configure(tenv, case, defaults or {})
+                try:
+                    emit(answer(tenv, _head(case)), started, 1)
+                finally:
+                    configure(tenv, {}, defaults or {})
     return 0
 
 
@@ -392,7 +437,7 @@ def drive(cases: list[dict], ddl: list[str], journal: Path, args: argparse.Names
                 "--recycle", str(args.recycle), "--deadline", str(deadline), "--together", str(args.together)]
 
     def payload(pending: list[dict]) -> dict:
-        return {"cases": pending, "ddl": ddl, "alone": args.alone}
+        return {"cases": pending, "ddl": ddl, "alone": args.alone, "defaults": args.defaults}
 
     def seed(case: dict) -> int:
         return case["seed"]
@@ -416,7 +461,7 @@ def main(argv: list[str]) -> int:
     if args.worker:
         work = json.loads(args.worker.read_text(encoding="utf-8"))
         return worker(work["cases"], work["ddl"], args.journal, args.recycle, args.deadline, args.together,
-                      tuple(work.get("alone", ())))
+                      tuple(work.get("alone", ())), work.get("defaults"))
     seeds = ([int(s) for s in args.seeds.split(",")] if "," in args.seeds
              else list(range(*map(int, args.seeds.split(":")))))
     doc = fq.load(args.out) if args.out.exists() else None
@@ -425,7 +470,7 @@ def main(argv: list[str]) -> int:
     seeds = [s for s in seeds if s not in have]
     folder = Path(tempfile.gettempdir()) / f"flink_queryfuzz_{os.getuid()}"
     prep = prepare(seeds, folder / "data")
-    args.alone = prep["alone"]
+    args.alone, args.defaults = prep["alone"], prep["defaults"]
     # a table the document's seeds read must be as they read it (new tables may join it)
     if doc is not None and any(prep["data"].get(k) != v for k, v in doc["data"].items()):
         print("[queryfuzz] the generator's data changed since the document was written: --redo every seed "

@@ -57,7 +57,7 @@ from streamsql.plan.temporal import (
     versioned_side,
 )
 from streamsql.plan.unnest import is_unnest, plan_unnest
-from streamsql.plan.window_join import window_join_ends, window_join_proctime
+from streamsql.plan.window_join import window_join_ends, window_join_proctime, window_start_keys
 from streamsql.plan.windows import interval_ms, time_attributes
 
 #: Join types (``JoinNode.join_type``).
@@ -477,8 +477,11 @@ def plan_join(planner, j: exp.Expression, jt: str, left: PlanNode, ls: Scope, ri
         else:
             residual = sql
     if window_ends is not None:
-        node = WindowJoinNode([left, right], out_schema, INSERT_ONLY, join_type=jt, left_keys=lki,
-                              right_keys=rki, left_end=window_ends[0], right_end=window_ends[1],
+        starts = window_start_keys(left, right, lkeys, rkeys)
+        pairs = [(a, b) for a, b, ln, rn in zip(lki, rki, lkeys, rkeys) if (ln, rn) != starts]
+        node = WindowJoinNode([left, right], out_schema, INSERT_ONLY, join_type=jt,
+                              left_keys=[a for a, _ in pairs], right_keys=[b for _, b in pairs],
+                              left_end=window_ends[0], right_end=window_ends[1],
                               zone=window_ends[2], residual=residual, condition=cond_text)
     elif bounds is not None:
         attrs = time_attributes(left) | {rename[a] for a in time_attributes(right)}

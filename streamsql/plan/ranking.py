@@ -23,7 +23,13 @@ intersected; the others stay a filter after the ranking). What it becomes, as Fl
   an updating result; rows tied on the order keys rank in arrival order;
 - **window Top-N / window deduplication** (Flink's ``WindowRank`` / ``WindowDeduplicate``):
   ``PARTITION BY window_start, window_end, ...`` over a window TVF or a window aggregate: the
-  ranked rows of a window are emitted once, insert-only, when the watermark passes its end.
+  ranked rows of a window are emitted once, insert-only, when the watermark passes its end. Over a
+  window aggregate, as Flink 2.3's ``StreamPhysicalWindowRankRule`` /
+  ``StreamPhysicalWindowDeduplicateRule``, the partition is the other PARTITION BY keys and
+  ``window_end`` alone (Flink's windowed slice assigner knows a window by its end): SESSION windows
+  of other keys that end at the same instant but start apart are ranked together (TUMBLE / HOP /
+  CUMULATE windows are told apart by their end anyway). Over a SESSION TVF's rows themselves Flink
+  tells such windows apart (``tests/runtime/session_windows_flink.json``: ``topn_rows``, ``dedup``).
 
 ``rn`` (BIGINT) may be selected or not (the no-ranking-number form emits only changes of the
 ranked rows themselves, not of their positions). The inner query is planned with the ranking
@@ -254,6 +260,9 @@ def plan_ranking(planner, sel: exp.Select, where: exp.Expression | None
     out_rank = not hidden_rn and _reads(sel, rest, rn_name)
 
     window_end = _window_end(node, pcols)
+    if window_end is not None and _origin(node, names[window_end])[0] == "agg":
+        # Flink keys a ranking of a window aggregate by window_end alone (module docstring)
+        pcols = [c for c in pcols if c != _window_start(node, pcols)]
     rowtime_order = len(ocols) == 1 and names[ocols[0]] in time_attributes(node)
     dedup = rank_start == rank_end == 1 and rowtime_order and node.mode == INSERT_ONLY
     # Rows of one batch share their PROCTIME(): arrival order decides, so DESC means newest first.
@@ -407,8 +416,8 @@ def _read_columns(sel: exp.Select, rest: exp.Expression | None, scope: Scope, na
     return sorted(used | set(keys))
 
 
-def _window_end(node: PlanNode, pcols: list[int]) -> int | None:
-    """The input column of window_end when the PARTITION BY holds both window_start and window_end."""
+def _window_bounds(node: PlanNode, pcols: list[int]) -> dict[str, int]:
+    """The input columns of window_start / window_end (``"start"``, ``"end"``) among ``pcols``."""
     kinds = {}
     for i in pcols:
         origin = _origin(node, node.schema.names[i])
@@ -416,7 +425,18 @@ def _window_end(node: PlanNode, pcols: list[int]) -> int | None:
             kinds["start"] = i
         elif origin in (("tvf", "window_end"), ("agg", "__we")):
             kinds["end"] = i
+    return kinds
+
+
+def _window_end(node: PlanNode, pcols: list[int]) -> int | None:
+    """The input column of window_end when the PARTITION BY holds both window_start and window_end."""
+    kinds = _window_bounds(node, pcols)
     return kinds["end"] if len(kinds) == 2 else None
+
+
+def _window_start(node: PlanNode, pcols: list[int]) -> int:
+    """The input column of window_start when the PARTITION BY holds both window bounds."""
+    return _window_bounds(node, pcols)["start"]
 
 
 def _source(node: PlanNode, col: str) -> tuple[PlanNode, str] | None:

@@ -397,8 +397,9 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
     """Plan a window aggregation (the ``_aggregate`` hook), or None for a plain GROUP BY.
 
     Returns None when ``node`` is not a window TVF, or when GROUP BY lacks window_start or
-    window_end, or (SESSION) a PARTITION BY key: then it is a plain GroupAggregate over the TVF's
-    rows, as Flink 2.3 plans it (a SESSION TVF's rows: :class:`SessionTableFunctionNode`).
+    window_end, or (SESSION) a PARTITION BY key, or (SESSION) groups by a key that is not one of
+    the PARTITION BY keys: then it is a plain GroupAggregate over the TVF's rows, as Flink 2.3 plans
+    it (a SESSION TVF's rows: :class:`SessionTableFunctionNode`; an updating result).
 
     Raises:
         SqlError: window columns used other than as grouping keys (in WHERE, other keys,
@@ -474,6 +475,12 @@ def plan_window_aggregate(planner, sel: exp.Select, items: list[exp.Expression],
         names = {k.name for k in other if isinstance(k, exp.Column)}
         if any(not passed_names(window, p) & names for p in tvf_node.partition_by):
             return None  # Flink 2.3: a GroupAggregate over the TVF's rows (a key dropped or not grouped)
+    if tvf_node.spec.kind == "SESSION":
+        parts = set().union(*(passed_names(window, p) for p in tvf_node.partition_by))
+        if any(not (isinstance(k, exp.Column) and k.name in parts) for k in other):
+            # Flink 2.3: a GroupAggregate over the TVF's rows too (sessions of all the partition's rows,
+            # grouped by more keys; queryfuzz36 seeds 600121, 600176, 600289)
+            return None
     if tvf_node.spec.kind == "HOP":
         _no_sum_distinct(planner, sel, items)
     wt_type = tvf_node.schema.field("window_time").type

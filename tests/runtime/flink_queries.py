@@ -117,6 +117,37 @@ def same_cell(ours, theirs) -> bool:
     return ours == theirs
 
 
+def first_log_difference(ours, theirs) -> str | None:
+    """Where changelog ``ours`` first departs from ``theirs`` (``[kind, cells]`` pairs, each in its
+    engine's order; cells alike as :func:`same_cell`), or None: the same changes in the same order."""
+    for n, ((ok, orow), (tk, trow)) in enumerate(zip(ours, theirs)):
+        if ok != tk or not same_cell(list(orow), list(trow)):
+            return (f"change #{n}: {ok}{row_key(list(orow))} here, {tk}{row_key(list(trow))} in Flink "
+                    f"(of {len(ours)} here, {len(theirs)} in Flink)")
+    if len(ours) != len(theirs):
+        same = min(len(ours), len(theirs))
+        return f"{len(ours)} changes here, {len(theirs)} in Flink (the first {same} alike)"
+    return None
+
+
+def unseen_states(ours, theirs) -> list[list]:
+    """The rows changelog ``ours`` inserts (``+I`` / ``+U``) that ``theirs`` never inserts.
+
+    Flink's GROUP BY without mini-batch emits the state of a key after every input row; an engine
+    that folds a batch before it emits skips some of those states but never shows one Flink did not
+    have, so over the same input order every row it inserts is one Flink inserted (cells alike as
+    :func:`same_cell`)."""
+    seen = {row_key(list(r)) for kind, r in theirs if kind in ("+I", "+U")}
+    loose = [list(r) for kind, r in theirs if kind in ("+I", "+U")]
+    out = []
+    for kind, r in ours:
+        if kind not in ("+I", "+U") or row_key(list(r)) in seen:
+            continue
+        if not any(same_cell(list(r), t) for t in loose):
+            out.append(list(r))
+    return out
+
+
 def load(path: Path = FIXTURE) -> dict:
     """The fixture document."""
     return json.loads(path.read_text(encoding="utf-8"))

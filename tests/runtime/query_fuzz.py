@@ -39,7 +39,7 @@ import tempfile
 import time
 import traceback
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.runtime.oracle import (
@@ -94,6 +94,8 @@ class Query:
     #: (the restored run's tables made bounded by ``ALTER TABLE ... SET``), ``"add"`` (that, and an
     #: unused computed column added to ``t``), ``""`` nothing (the tables created bounded)
     alter: str = ""
+    #: options the query runs with (the v7 generator's mini-batch and aggregate-phase settings)
+    config: dict[str, str] = field(default_factory=dict)
 
 
 class Gen:

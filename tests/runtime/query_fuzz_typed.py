@@ -161,12 +161,16 @@ def make_flink_query(seed: int) -> Query:
     :data:`tests.runtime.query_fuzz_wide.BASE` (the v4 generator's from
     :data:`tests.runtime.query_fuzz_v4.BASE`, the v5 generator's from
     :data:`tests.runtime.query_fuzz_v5.BASE`, the v6 generator's from
-    :data:`tests.runtime.query_fuzz_v6.BASE`), the typed generator's from :data:`BASE`, else query_fuzz's."""
+    :data:`tests.runtime.query_fuzz_v6.BASE`, the v7 generator's from
+    :data:`tests.runtime.query_fuzz_v7.BASE`), the typed generator's from :data:`BASE`, else query_fuzz's."""
     from tests.runtime import query_fuzz_v4 as v4
     from tests.runtime import query_fuzz_v5 as v5
     from tests.runtime import query_fuzz_v6 as v6
+    from tests.runtime import query_fuzz_v7 as v7
     from tests.runtime import query_fuzz_wide as wide  # (it imports this module's aggregates)
 
+    if seed >= v7.BASE:
+        return v7.make_v7_query(seed)
     if seed >= v6.BASE:
         return v6.make_v6_query(seed)
     if seed >= v5.BASE:

@@ -4,7 +4,9 @@
 generators (``tests/runtime/query_fuzz.py``'s, the typed shapes of
 ``tests/runtime/query_fuzz_typed.py``, the wide ones of ``tests/runtime/query_fuzz_wide.py`` and the
 changelog chains and result types of ``tests/runtime/query_fuzz_v4.py``, the shapes of
-``tests/runtime/query_fuzz_v5.py``, the edge values of ``tests/runtime/query_fuzz_v6.py``):
+``tests/runtime/query_fuzz_v5.py``, the edge values of ``tests/runtime/query_fuzz_v6.py``, the SESSION
+TVF / updating Top-N / temporal / legacy window / UNNEST / mixed-type shapes of
+``tests/runtime/query_fuzz_v7.py``, with their options and Flink's changelog):
 result types and final rows, or its refusal, or its job's failure (``scripts/flink_queryfuzz.py``
 recorded it). StreamSQL runs the same query over the same files and must agree. The default suite
 replays :data:`DEFAULT` (every seed a fix came from and a few of each generator's shapes); ``-m
@@ -24,6 +26,8 @@ from tests.runtime.query_fuzz_v4 import BASE as V4
 from tests.runtime.query_fuzz_v5 import BASE as V5
 from tests.runtime.query_fuzz_v6 import BASE as V6
 from tests.runtime.query_fuzz_v6 import SHAPES as V6_SHAPES
+from tests.runtime.query_fuzz_v7 import BASE as V7
+from tests.runtime.query_fuzz_v7 import SHAPES as V7_SHAPES
 from tests.runtime.query_fuzz_wide import BASE as WIDE
 from tests.runtime.query_fuzz_wide import all_files
 
@@ -45,10 +49,12 @@ CASES = {c["seed"]: c for c in DOC["cases"] if "skipped" not in c}
 #: pruned (Calcite folds the test to FALSE), so an update of the count alone does not move a LISTAGG value;
 #: (v5) a ROW cast to a named ROW type (field by field), ARRAY_AGG ... FILTER; (v6) a NaN compared by
 #: Java's < > (FILTER in a SESSION window, WHERE under CUMULATE), a Top-N retracting a row holding a NaN,
-#: an OVER SUM of DECIMAL(38, 18) past 38 digits (NULL from then on)
+#: an OVER SUM of DECIMAL(38, 18) past 38 digits (NULL from then on); (v7) a window Top-N over a SESSION
+#: aggregate keyed by window_end alone, a window join of SESSION aggregates (by window_end alone), a
+#: SESSION aggregate grouped beyond its PARTITION BY (a GroupAggregate over the TVF's rows)
 REGRESSIONS = [77, 100069, 100076, 200089, 200176, 200016, 200086, 200120, 200170, 200250, 200279, 200291,
                200379, 200373, 200536, 200557, 200628, 200715, 300089, 300111, 300158, 300157, 300343,
-               400224, 400084, 500009, 500066, 500068, 500093]
+               400224, 400084, 500009, 500066, 500068, 500093, 600034, 600098, 600121]
 #: a few cheap ones of each generator: aggregates with FILTER over t, RANK refused by both, a global
 #: typed aggregate over cdc; an event-time temporal join (versioned table), a window semi join, an
 #: outer interval join; a LEFT JOIN of a changelog with a non-equi residual (the V2 shapes); over tz's
@@ -57,8 +63,12 @@ REGRESSIONS = [77, 100069, 100076, 200089, 200176, 200016, 200086, 200120, 20017
 #: collected as Flink's text, a window Top-N, an interval join
 #: (v6) a FULL JOIN of a DOUBLE and a FLOAT key, a MATCH_RECOGNIZE defined on NaN and -0.0, an interval
 #: join on a float key
+#: (v7) CHAR(n) casts as grouping keys (changelog checked), a mixed INT / DECIMAL CASE key, UNNEST of
+#: SPLIT over a changelog, a legacy GROUP BY SESSION, a temporal join (TWO_PHASE option), a Top-N over
+#: a GROUP BY under mini-batch, a window Top-N over SESSION rows
 SAMPLE = [1, 2, 100014, 100020, 200009, 200020, 200025, 200348, 200504, 200502, 300003, 300012, 300019,
-          400019, 400031, 400070, 400066, 400058, 400102, 410011, 410047, 500008, 500019, 500029]
+          400019, 400031, 400070, 400066, 400058, 400102, 410011, 410047, 500008, 500019, 500029,
+          600154, 600235, 600046, 600042, 600061, 600104, 600123]
 DEFAULT = sorted(set(REGRESSIONS + SAMPLE) & set(CASES))
 
 
@@ -104,7 +114,11 @@ def test_the_fixture_covers_every_generator_and_source():
     v5 = {c["shape"] for s, c in CASES.items() if s >= V5}
     assert {"topn_total", "over_frames", "session_w", "wtvf_sets", "w_topn", "w_dedup", "w_join",
             "interval_join", "temporal_cl", "dedup", "mr", "nested", "time_ltz", "str_aggs", "gsets_cl"} <= v5
-    assert {c["shape"] for s, c in CASES.items() if s >= V6} == set(V6_SHAPES)
+    assert {c["shape"] for s, c in CASES.items() if V6 <= s < V7} == set(V6_SHAPES)
+    assert {c["shape"] for s, c in CASES.items() if s >= V7} == set(V7_SHAPES)
+    # (v7) per-query options recorded with the answer, and Flink's changelog where the result updates
+    assert any(c.get("config") for s, c in CASES.items() if s >= V7)
+    assert any(c.get("log") for s, c in CASES.items() if s >= V7)
     assert set(KNOWN) | set(ACCEPTED) <= set(CASES)
 
 

@@ -47,7 +47,7 @@ def driver(tmp_path, monkeypatch):
 
 def _args(**kw) -> argparse.Namespace:
     return argparse.Namespace(**{"budget": 120.0, "recycle": 3, "stall": 30.0, "together": 8, "alone": [],
-                                 **kw})
+                                 "defaults": {}, **kw})
 
 
 def test_resumes_recycles_and_skips_a_seed_that_kills_the_worker(driver, tmp_path):
