@@ -4,7 +4,8 @@
 ``json``, ``debezium-json``, ``canal-json`` and ``maxwell-json`` (with and without a DECIMAL column)
 whose numbers are spellings of a negative zero, at top level and in a ROW, an ARRAY and a MAP. The
 changelog formats read ``-0`` as 0.0, and every negative zero number as 0.0 when the row type holds
-a DECIMAL (Jackson's BigDecimal nodes); ``json`` keeps -0.0. The signs are compared as JSON text.
+a DECIMAL (Jackson's BigDecimal nodes); ``json`` keeps -0.0 (the integer ``-0`` too: Flink's
+parser-based deserializer, where orjson's int 0 has no sign). The signs are compared as JSON text.
 """
 
 from __future__ import annotations
@@ -34,13 +35,7 @@ def _kind(k) -> str:
     return {0: "+I", 1: "-U", 2: "+U", 3: "-D"}[int(k)]
 
 
-#: Left: the ``json`` format reads the integer ``-0`` as 0.0 where Flink's parser-based
-#: deserializer keeps -0.0 (orjson's int 0 has no sign; Arrow's fast path keeps it).
-_JSON_INT_ZERO = pytest.mark.xfail(strict=True, reason="json format: '-0' is 0.0 here, -0.0 in Flink")
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_JSON_INT_ZERO) if n.startswith("t_json") else n
-                                  for n in sorted(ORACLE["formats"])])
+@pytest.mark.parametrize("name", sorted(ORACLE["formats"]))
 def test_negative_zeros_are_flinks(name, tmp_path):
     case = ORACLE["formats"][name]
     folder = tmp_path / name
