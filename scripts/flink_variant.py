@@ -209,7 +209,8 @@ CASES = {
                       f"SELECT k FROM (SELECT k, ROW_NUMBER() OVER (PARTITION BY v ORDER BY k) AS rn "
                       f"FROM {V} WHERE k >= 15 AND k <= 19) WHERE rn = 1"),
     # a number's kind (integer, DECIMAL of a scale, DOUBLE) where Flink shows it: output and equality
-    "kinds_json_string": ("k INT, j STRING", f"SELECT k, JSON_STRING(v) FROM {V} WHERE k IN (2, 17, 18, 19, 22, 23)"),
+    "kinds_json_string": ("k INT, j STRING",
+                          f"SELECT k, JSON_STRING(v) FROM {V} WHERE k IN (2, 17, 18, 19, 22, 23)"),
     "kinds_json_value": ("k INT, a STRING, b STRING, c STRING, d STRING",
                          f"SELECT k, JSON_VALUE(v, '$[0]'), JSON_VALUE(v, '$[1]'), JSON_VALUE(v, '$[2]'), "
                          f"JSON_VALUE(v, '$[3]') FROM {V} WHERE k = 23"),
@@ -219,13 +220,16 @@ CASES = {
                           f"JSON_ARRAY(v[1], v[2], v[3]) FROM {V} WHERE k = 23"),
     "kinds_equal_parsed": ("k INT, a BOOLEAN, b BOOLEAN, c BOOLEAN, d BOOLEAN, e BOOLEAN, f BOOLEAN",
                            f"SELECT k, v[2] = TRY_PARSE_JSON('1.0'), v[4] = TRY_PARSE_JSON('1.00'), "
-                           f"v[3] = TRY_PARSE_JSON('1e0'), v[1] = TRY_PARSE_JSON('1'), v[3] = TRY_PARSE_JSON('1.0E0'), "
+                           f"v[3] = TRY_PARSE_JSON('1e0'), v[1] = TRY_PARSE_JSON('1'), "
+                           f"v[3] = TRY_PARSE_JSON('1.0E0'), "
                            f"v[6] = TRY_PARSE_JSON('10') FROM {V} WHERE k = 23"),
     "kinds_equal_literals": ("a BOOLEAN, b BOOLEAN, c BOOLEAN, d BOOLEAN, e BOOLEAN, f BOOLEAN, g BOOLEAN, "
                              "h BOOLEAN",
-                             "SELECT PARSE_JSON('2.50') = PARSE_JSON('2.5'), PARSE_JSON('-0.0') = PARSE_JSON('0.0'), "
+                             "SELECT PARSE_JSON('2.50') = PARSE_JSON('2.5'), "
+                             "PARSE_JSON('-0.0') = PARSE_JSON('0.0'), "
                              "PARSE_JSON('-0') = PARSE_JSON('0'), PARSE_JSON('-0e0') = PARSE_JSON('0e0'), "
-                             "PARSE_JSON('100') = PARSE_JSON('1E+2'), PARSE_JSON('1e2') = PARSE_JSON('100.0E0'), "
+                             "PARSE_JSON('100') = PARSE_JSON('1E+2'), "
+                             "PARSE_JSON('1e2') = PARSE_JSON('100.0E0'), "
                              "PARSE_JSON('12345678901234567890') = PARSE_JSON('12345678901234567890.0'), "
                              "PARSE_JSON('[1.0]') = PARSE_JSON('[1]')"),
     "dictionary_equal": ("a BOOLEAN, b BOOLEAN, c BOOLEAN, d BOOLEAN, e BOOLEAN",

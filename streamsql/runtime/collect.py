@@ -12,6 +12,8 @@ import pyarrow.compute as pc
 from streamsql.core.connector import Sink
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.errors import ExecutionError
+from streamsql.core.types import SqlType
+from streamsql.core.variant_text import flink_texts
 from streamsql.plan.nodes import PlanNode
 
 END = object()
@@ -33,13 +35,19 @@ class CollectSink(Sink):
                 9999 or before year 1; Flink 2.3 computes them, ``TIMESTAMPADD(YEAR, 8000, ts)``).
         """
         kinds = batch.kind_array()
-        cols = [_values(c, name) for c, name in zip(batch.table.columns, batch.table.column_names)]
+        cols = [_values(flink_texts(c) if _is_variant(f) else c, f.name)
+                for c, f in zip(batch.table.columns, batch.table.schema)]
         for i, row in enumerate(zip(*cols)):
             self.queue.put((RowKind(int(kinds[i])), row))
 
     def finish(self) -> None:
         """End of a bounded query."""
         self.queue.put(END)
+
+
+def _is_variant(f: pa.Field) -> bool:
+    """Whether the result column ``f`` is a VARIANT, whose carried text is not the one Flink shows."""
+    return pa.types.is_string(f.type) and SqlType.of_field(f).name == "VARIANT"
 
 
 def _values(column, name: str) -> list:

@@ -54,16 +54,7 @@ def _files(tmp_path: Path) -> dict[str, Path]:
 _MINMAX = "SELECT g, " + ", ".join(f"CAST({f}({c}) AS STRING)" for c in "df" for f in ("MIN", "MAX"))
 _SUMS = "SELECT g, " + ", ".join(f"CAST({f}({c}) AS STRING)" for c in "df" for f in ("SUM", "AVG"))
 #: Known differences, each a strict xfail with its reason.
-KNOWN = {
-    "SELECT g, SUM(DISTINCT i), AVG(DISTINCT i), CAST(SUM(DISTINCT m) AS STRING), "
-    "CAST(AVG(DISTINCT m) AS STRING), COUNT(DISTINCT m) FROM n GROUP BY g":
-        "AVG(DISTINCT i) of INTs whose sum leaves INT: Flink 2.3 answers -1073741647 (group 1, the sum "
-        "2147484001 wrapped to INT, then halved) when the query also has DISTINCT calls of another "
-        "argument (m), but 1073742000 (a BIGINT sum, as its AvgAggFunction; StreamSQL's answer) for "
-        "SUM(DISTINCT i), AVG(DISTINCT i) alone (the query of those two calls; its plan is then one "
-        "GroupAggregate with AVG_RETRACT(DISTINCT i)): distinct calls of two arguments are planned "
-        "otherwise there (not followed: which plan Flink's rules pick). Every other column agrees",
-}
+KNOWN: dict[str, str] = {}
 QUERIES = [pytest.param(q, marks=pytest.mark.xfail(strict=True, reason=KNOWN[q])) if q in KNOWN else q
            for q in sorted(FLINK["queries"])]
 

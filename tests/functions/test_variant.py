@@ -36,8 +36,6 @@ WORDS: dict[str, str] = {
     "object_duplicate_refused": "Invalid function call:",
     "object_update_type_refused": "do not match",
 }
-_KINDS = ("Flink's variant keeps a number's kind: 1 (an integer) and 1.0 (a DECIMAL) print alike and are "
-          "one value here, two in Flink (docs/types.md#variant)")
 _SELF = "Flink folds v < v to FALSE before it finds that a VARIANT has no order; refused here as v < w is"
 _DICTIONARY = ("Flink's variant also keeps its object keys' dictionary, in the order the document named them:"
                " "
@@ -45,8 +43,7 @@ _DICTIONARY = ("Flink's variant also keeps its object keys' dictionary, in the o
                "two GROUP BY keys there, one here")
 #: Cases where StreamSQL differs from Flink (documented in docs/types.md#variant): each must still
 #: differ (strict xfail).
-KNOWN = {"count_variant": _KINDS, "group_by": _KINDS, "distinct": _KINDS, "order_by_topn": _KINDS,
-         "equal_kinds": _KINDS, "less_than": _SELF, "objects_group": _DICTIONARY}
+KNOWN = {"less_than": _SELF, "objects_group": _DICTIONARY}
 #: Refusals Flink makes while validating or planning: StreamSQL's carry a position too.
 PLANNING = re.compile(r"SQL validation failed|Cannot apply|No match found|Cast function|aggregate function "
                       r"does not support|No assign rules|Unsupported type|Not support to parse")
