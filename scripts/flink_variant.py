@@ -239,9 +239,15 @@ CASES = {
                          "PARSE_JSON('[{\"a\":1}]')[1] = PARSE_JSON('{\"a\":1}'), "
                          "PARSE_JSON('{\"y\":{\"a\":1}}')['y'] = PARSE_JSON('{\"x\":{\"a\":1}}')['x']"),
     "kinds_group_double": ("v VARIANT, c BIGINT",
-                           "SELECT v, COUNT(*) FROM (SELECT k, TRY_PARSE_JSON(s)[3] AS v FROM src "
-                           "UNION ALL SELECT k, TRY_PARSE_JSON('1.0E0') FROM src WHERE k = 23) WHERE k = 23 "
-                           "GROUP BY v"),
+                           "SELECT v, COUNT(*) FROM (SELECT TRY_PARSE_JSON(s)[3] AS v FROM src WHERE k = 23 "
+                           "UNION ALL SELECT TRY_PARSE_JSON('1.0E0') FROM src WHERE k = 23) GROUP BY v"),
+    # an accessed value's origin: its document and position (the same DOUBLE 100.0 at two places)
+    "equal_positions": ("k INT, a BOOLEAN, b BOOLEAN, c BOOLEAN",
+                        f"SELECT k, v[3] = v[16], v[3] = v[3], v[3] IS NOT DISTINCT FROM v[16] FROM {V} "
+                        "WHERE k = 2"),
+    "group_positions": ("v VARIANT, c BIGINT",
+                        "SELECT v, COUNT(*) FROM (SELECT TRY_PARSE_JSON(s)[3] AS v FROM src WHERE k = 2 "
+                        "UNION ALL SELECT TRY_PARSE_JSON(s)[16] FROM src WHERE k = 2) GROUP BY v"),
     "to_string_column_refused": ("s STRING", f"SELECT v FROM {V}"),
     "to_variant_column_refused": ("v VARIANT", "SELECT s FROM src"),
 }

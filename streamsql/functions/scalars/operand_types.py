@@ -52,7 +52,7 @@ from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars.float_compare import narrow_doubles
+from streamsql.functions.scalars.float_compare import NARROWED, narrow_doubles
 from streamsql.functions.scalars.registry import DEAD_CODE, NULL, TYPE, FunctionError, time_operand, type_of
 from streamsql.functions.scalars.typerules import branches, common_type, least_restrictive
 
@@ -344,7 +344,8 @@ def _comparison(n: exp.Expression, op: str, cast: bool) -> None:
     lt, rt = type_of(n.this), type_of(n.expression)
     if not (_known(lt) and _known(rt)):
         return
-    narrow_doubles(n, ("this", "expression"))
+    if op in NARROWED:
+        narrow_doubles(n, ("this", "expression"))
     if _string_and_number(lt, rt):
         if not cast:
             if DEAD_CODE.get():  # Flink's code generator refuses it: code Flink drops passes

@@ -66,7 +66,7 @@ from streamsql.functions.scalars.intervals import (
     whole_millis,
 )
 from streamsql.functions.scalars.json_functions import is_json
-from streamsql.functions.scalars.nan_compare import java_comparison
+from streamsql.functions.scalars.nan_compare import NEGATED, java_comparison
 from streamsql.functions.scalars.registry import (
     Arg,
     Call,
@@ -158,6 +158,8 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     nan_aware = java_comparison(n)  # a comparison of a DOUBLE / FLOAT: Java's NaN
     if nan_aware is not None:
         return nan_aware, t
+    if isinstance(n, exp.Not) and NEGATED in n.this.meta:  # NOT BETWEEN of a DOUBLE / FLOAT
+        return n.this.meta[NEGATED], t
     if isinstance(n, exp.Interval):
         return single_unit(n) or whole_millis(n) or n, t
     if isinstance(n, exp.Cast) and t is not None and t.is_composite:
