@@ -122,6 +122,9 @@ JSON_DOCS = {1: '{"a":-0}', 2: '{"a":-0.0}', 3: '{"a":-0e0}', 4: '{"a":"-0"}', 5
 JSON_FUNCTIONS = {
     "value_double": "SELECT id, JSON_VALUE(s, '$.a' RETURNING DOUBLE), "
                     "CAST(JSON_VALUE(s, '$.a' RETURNING DOUBLE) AS STRING) FROM js",
+    "value_double_fractions": "SELECT id, JSON_VALUE(s, '$.a' RETURNING DOUBLE), "
+                              "CAST(JSON_VALUE(s, '$.a' RETURNING DOUBLE) AS STRING) FROM js "
+                              "WHERE id IN (2, 3, 7)",
     "value_float": "SELECT id, JSON_VALUE(s, '$.a' RETURNING FLOAT), "
                    "CAST(JSON_VALUE(s, '$.a' RETURNING FLOAT) AS STRING) FROM js",
     "value_decimal": "SELECT id, CAST(JSON_VALUE(s, '$.a' RETURNING DECIMAL(10, 2)) AS STRING) FROM js",
