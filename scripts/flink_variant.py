@@ -178,6 +178,8 @@ CASES = {
     "equal_columns": ("k INT, e BOOLEAN", "SELECT k, TRY_PARSE_JSON(s) = PARSE_JSON(s, TRUE) FROM src "
                       "WHERE k IN (15, 16)"),
     "less_than": ("k INT, e BOOLEAN", f"SELECT k, v < v FROM {V} WHERE k = 1"),
+    "order_self": ("k INT, a BOOLEAN, b BOOLEAN, c BOOLEAN, d BOOLEAN",
+                   f"SELECT k, v < v, v <= v, v > v, v >= v FROM {V} WHERE k IN (1, 3)"),
     "coalesce": ("k INT, c VARIANT", f"SELECT k, COALESCE(v, PARSE_JSON('0')) FROM {V} WHERE k IN (3, 4)"),
     "case_when": ("k INT, c VARIANT", f"SELECT k, CASE WHEN k = 4 THEN v END FROM {V} WHERE k IN (3, 4)"),
     "where_access": ("k INT", f"SELECT k FROM {V} WHERE k IN (15, 16, 17) AND v IS NOT NULL"),

@@ -67,6 +67,7 @@ from streamsql.functions.scalars.intervals import (
 )
 from streamsql.functions.scalars.json_functions import is_json
 from streamsql.functions.scalars.nan_compare import NEGATED, java_comparison
+from streamsql.functions.scalars.operand_types import SELF_ORDER, SELF_ORDER_KEY
 from streamsql.functions.scalars.registry import (
     Arg,
     Call,
@@ -160,6 +161,10 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
         return nan_aware, t
     if isinstance(n, exp.Not) and NEGATED in n.this.meta:  # NOT BETWEEN of a DOUBLE / FLOAT
         return n.this.meta[NEGATED], t
+    if SELF_ORDER_KEY in n.meta:  # a VARIANT ordered with itself: Calcite's simplification
+        value = SELF_ORDER[n.meta[SELF_ORDER_KEY]]
+        operand = f"({n.this.sql(dialect='duckdb')})"
+        return template(f"CASE WHEN {{0}} IS NULL THEN NULL ELSE {value} END", operand), t
     if isinstance(n, exp.Interval):
         return single_unit(n) or whole_millis(n) or n, t
     if isinstance(n, exp.Cast) and t is not None and t.is_composite:
