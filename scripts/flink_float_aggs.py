@@ -171,8 +171,9 @@ REDUCE = ["SELECT g, SUM(DISTINCT i), AVG(DISTINCT i), COUNT(DISTINCT i) FROM n 
           "SELECT g, SUM(i), AVG(i), COUNT(i) FROM n GROUP BY g",
           "SELECT g, AVG(i), COUNT(i) FROM n GROUP BY g",
           "SELECT g, SUM(i), AVG(i) FROM n GROUP BY g",
-          "SELECT g, AVG(DISTINCT i), AVG(DISTINCT m), COUNT(DISTINCT m) FROM n GROUP BY g",
-          "SELECT g, AVG(DISTINCT i), SUM(m), AVG(m), COUNT(m) FROM n GROUP BY g",
+          "SELECT g, AVG(DISTINCT i), CAST(AVG(DISTINCT m) AS STRING), COUNT(DISTINCT m) FROM n GROUP BY g",
+          "SELECT g, AVG(DISTINCT i), CAST(SUM(m) AS STRING), CAST(AVG(m) AS STRING), COUNT(m) FROM n "
+          "GROUP BY g",
           "SELECT g, AVG(i), SUM(i), COUNT(i), MAX(i) FROM n GROUP BY g",
           "SELECT AVG(i), SUM(i), COUNT(i) FROM n",
           "SELECT AVG(i), COUNT(*) FROM n",
