@@ -229,11 +229,12 @@ _ELEMENT = {kind: python_call(f"VARIANT_{kind}", _element_array, ("VARCHAR", duc
             for kind, duck in (("KEY", "VARCHAR"), ("INDEX", "BIGINT"))}
 
 _SIGNATURES = (("STRING",), ("STRING", "BOOLEAN"))
-_DIFFERENCES = ("A number keeps its kind (`1`, `1.0`, `1e0` are three values, as Flink), but not where it was "
-                "read from: `=` of values accessed from documents compares the values here, the documents and "
-                "positions in Flink (`v[1] = v[2]` of `[1, 1]` is FALSE there); and an object's key dictionary "
-                "is not kept, so two equal objects read from documents that named their keys in other orders "
-                "are one GROUP BY key here, two in Flink ([VARIANT](types.md#variant)).")
+_DIFFERENCES = ("A number keeps its kind (`1`, `1.0`, `1e0` are three values, as Flink), but not where "
+                "it was read from: `=` of values accessed from documents compares the values here, the "
+                "documents and positions in Flink (`v[1] = v[2]` of `[1, 1]` is FALSE there); and an "
+                "object's key dictionary is not kept, so two equal objects read from documents that named "
+                "their keys in other orders are one GROUP BY key here, two in Flink "
+                "([VARIANT](types.md#variant)).")
 
 
 def _refusal(name: str) -> Refusal:
