@@ -123,8 +123,8 @@ def flink_final(rows: list[list], keyed: bool = True) -> Counter:
     An insert-only one is its rows. An updating one (every GROUP BY here is keyed by its first
     column; ``keyed`` False: an aggregate without GROUP BY, one row) is each key's last row: Flink's
     GroupAggFunction does not emit an update whose row equals the previous one by its generated
-    equaliser, which takes -0.0 for 0.0, so it later retracts a row it never emitted (``-U(1, '-0.0', '0.0')`` after ``+I(1, '-0.0', '-0.0')``)
-    and a strict fold fails.
+    equaliser, which takes -0.0 for 0.0, so it later retracts a row it never emitted
+    (``-U(1, '-0.0', '0.0')`` after ``+I(1, '-0.0', '-0.0')``) and a strict fold fails.
     """
     if all(r[0] == "+I" for r in rows):
         return Counter(tuple(r[1:]) for r in rows)
