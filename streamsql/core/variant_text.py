@@ -19,6 +19,12 @@ Jackson escapes them) whose numbers are written so that each kind and value has 
 - a DOUBLE: Java's ``Double.toString``, with ``E0`` after it when it has no exponent (``1.0E0``,
   ``100.0E0``, ``-0.0E0``, ``1.0E10``, ``Infinity``), so that no DECIMAL is spelled alike.
 
+A value read from (or accessed in) a document that has object keys also carries that document's key
+dictionary, as Flink's variant carries its metadata: after :data:`DICTIONARY` (a control character
+no carried JSON text holds raw), the document's keys in the order first named, as a JSON array
+(``{"a":1,"b":2}`` and ``{"b":2,"a":1}``, printed alike, are two GROUP BY keys, as in Flink 2.3:
+``scripts/flink_variant.py`` case ``objects_group``).
+
 Equality, hashing and state then need nothing of their own (the carried text is the value), and
 :func:`flink_text` gives what Flink prints. Every reader of a VARIANT's text that shows it (the
 print sink, collected rows, the JSON functions) goes through :func:`flink_text` /
@@ -30,6 +36,9 @@ from __future__ import annotations
 import re
 
 import pyarrow as pa
+
+DICTIONARY = "\x1f"
+"""What separates a carried VARIANT's JSON text from its document's key dictionary (when it has keys)."""
 
 #: A JSON string (kept as it is) or a number with a fraction (a DECIMAL, or a DOUBLE with an exponent).
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+\.\d+(?:E-?\d+)?')
@@ -58,6 +67,7 @@ def flink_text(carried: str) -> str:
 
     ``[1,1.0,1.00,1.0E0,2.50,1.0E10]`` is ``[1,1,1,1.0,2.5,1.0E10]``.
     """
+    carried = carried.split(DICTIONARY, 1)[0]
     if "." not in carried:  # integers, strings without a dot, literals: written alike
         return carried
     return _TOKEN.sub(_shown, carried)

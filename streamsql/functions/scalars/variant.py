@@ -29,21 +29,26 @@ array, fails the job with Flink's message. The result is a VARIANT (JSON ``null`
 Parsing and access run row by row in Python (:mod:`json`), in the calls over VARIANT values only.
 Checked against Flink 2.3 by ``scripts/flink_variant.py`` (``tests/functions/variant_flink.json``).
 
-Known difference: Flink's variant (a binary form) also keeps the key dictionary of the document
-it was read from (its keys in the order first named), so two equal objects read from documents
-that named their keys in other orders are two GROUP BY keys there, one here.
+A value also carries the key dictionary of the document it was read from (its keys in the order
+first named), as Flink's variant carries its metadata, so two equal objects read from documents that
+named their keys in other orders are two GROUP BY keys, as in Flink.
+
+Known difference: Flink's ``=`` of two VARIANTs compares the whole documents they were accessed in and
+the values' positions there (``BinaryVariant.equals``); here the values (and dictionaries), so
+``v[3] = v[16]`` of two equal DOUBLEs of one array is TRUE here, FALSE in Flink.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 
 import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
-from streamsql.core.variant_text import double_text
+from streamsql.core.variant_text import DICTIONARY, double_text
 from streamsql.functions.python_functions import ResultError
 from streamsql.functions.scalars.json_errors import JsonError
 from streamsql.functions.scalars.json_path import (
@@ -160,8 +165,24 @@ def parse(text: str, allow_duplicate_keys: bool = False) -> str:
     except (json.JSONDecodeError, VariantError, JsonError) as e:
         msg = f"Failed to parse json string: {text} ({getattr(e, 'msg', e)})"
         raise VariantError(msg) from None
-    out = deep_call(write, value)
+    out = deep_call(write, value) + _dictionary(text[start:end])
     return java_utf8(out) if "\\u" in text else out  # a lone surrogate comes only from an escape
+
+
+#: A JSON string, and the ``:`` after it when it is an object's key.
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"(\s*:)?')
+
+
+def _dictionary(document: str) -> str:
+    """The carried key dictionary of a JSON document's text (:mod:`streamsql.core.variant_text`).
+
+    ``""`` without object keys, else the separator and the keys in the order first named, as a JSON
+    array (Flink's variant builder adds a key to its metadata when its parser meets it).
+    """
+    if "{" not in document:
+        return ""
+    keys = dict.fromkeys(json.loads(f'"{m.group(1)}"') for m in _STRING.finditer(document) if m.group(2))
+    return DICTIONARY + "[" + ",".join(_string(k) for k in keys) + "]" if keys else ""
 
 
 def element(text: str, key: str | int):
@@ -173,18 +194,19 @@ def element(text: str, key: str | int):
         VariantError: a key on a value that is not an object, an index on one that is not an array
             (Flink's messages).
     """
+    text, mark, keys = text.partition(DICTIONARY)  # the document's dictionary stays with the value
     value = deep_call(_RAW.decode, text)
     if isinstance(key, str):
         if not isinstance(value, dict):
             msg = ("String key access on variant requires an object variant, but a non-object variant was "
                    "provided.")
             raise VariantError(msg)
-        return deep_call(write, value[key]) if key in value else None
+        return deep_call(write, value[key]) + mark + keys if key in value else None
     if not isinstance(value, list):
         msg = ("Integer index access on variant requires an array variant, but a non-array variant was "
                "provided.")
         raise VariantError(msg)
-    return deep_call(write, value[key - 1]) if 1 <= key <= len(value) else None
+    return deep_call(write, value[key - 1]) + mark + keys if 1 <= key <= len(value) else None
 
 
 def _parse_array(strings: pa.ChunkedArray, flags: pa.ChunkedArray | None, tolerant: bool) -> pa.Array:
@@ -229,12 +251,10 @@ _ELEMENT = {kind: python_call(f"VARIANT_{kind}", _element_array, ("VARCHAR", duc
             for kind, duck in (("KEY", "VARCHAR"), ("INDEX", "BIGINT"))}
 
 _SIGNATURES = (("STRING",), ("STRING", "BOOLEAN"))
-_DIFFERENCES = ("A number keeps its kind (`1`, `1.0`, `1e0` are three values, as Flink), but not where "
-                "it was read from: `=` of values accessed from documents compares the values here, the "
-                "documents and positions in Flink (`v[1] = v[2]` of `[1, 1]` is FALSE there); and an "
-                "object's key dictionary is not kept, so two equal objects read from documents that named "
-                "their keys in other orders are one GROUP BY key here, two in Flink "
-                "([VARIANT](types.md#variant)).")
+_DIFFERENCES = ("A value keeps its number's kind and its document's key dictionary, as Flink's, but "
+                "not its position: `=` of values accessed from documents compares the values here, the "
+                "documents and positions in Flink (`v[1] = v[2]` of `[1, 1]` is FALSE there; "
+                "[VARIANT](types.md#variant)).")
 
 
 def _refusal(name: str) -> Refusal:
