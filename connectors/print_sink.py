@@ -65,6 +65,7 @@ from streamsql.core.elements import Batch
 from streamsql.core.float_text import java_float_text
 from streamsql.core.java_hash import HASHED_TYPES, java_hash, reorder
 from streamsql.core.types import Schema, SqlType
+from streamsql.core.variant_text import flink_texts
 
 _KIND_PREFIX = np.array(["+I[", "-U[", "+U[", "-D["], dtype=object)
 
@@ -146,6 +147,8 @@ def render_column(col, t: SqlType) -> pa.Array:
         text = render_date(col)
     elif n == "TIME":  # LocalTime.toString(): 12:00, 12:00:01, 12:00:00.500
         text = render_time(col, None)
+    elif n == "VARIANT":  # BinaryVariant.toString(): a number's kind is not shown
+        text = flink_texts(col)
     else:
         text = col.cast(pa.string())
     return pc.fill_null(text, "null")

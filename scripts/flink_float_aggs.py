@@ -15,9 +15,10 @@ order-dependent answers (the insert-only MIN/MAX) are deterministic here. Writes
 ``tests/functions/float_aggs_flink.json``: the tables, their rows, per query the rows Flink
 collected (``[kind, cell, ...]``) or its error, which ``tests/functions/test_float_aggs.py``
 replays, and the GroupAggregate lines of Flink's plans of :data:`PLANS` (which MIN/MAX it
-retracts: ``MIN_RETRACT``)::
+retracts: ``MIN_RETRACT``) and the aggregate and Calc lines of :data:`REDUCE`'s (which aggregates
+Flink's AggregateReduceFunctionsRule rewrote: ``$SUM0``)::
 
-    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_float_aggs.py
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_float_aggs.py [reduce]
 """
 
 from __future__ import annotations
@@ -161,6 +162,28 @@ QUERIES = [f"SELECT g, {_MINMAX} FROM t GROUP BY g",
            _over(_OVER["rows_unbounded"], "id")]
 
 
+_BIG = "g + 2147483000"  # an INT of t's whose sum leaves INT
+#: Aggregates Flink's AggregateReduceFunctionsRule may rewrite (AVG into $SUM0 / COUNT, SUM into CASE
+#: over $SUM0 and COUNT): its cost-based planner takes the rewrite when it leaves fewer calls. An AVG
+#: of INTs then divides a sum wrapped to INT. Their answers and GroupAggregate plans are recorded
+#: (``reduce``; rerun alone with the argument ``reduce``).
+REDUCE = ["SELECT g, SUM(DISTINCT i), AVG(DISTINCT i), COUNT(DISTINCT i) FROM n GROUP BY g",
+          "SELECT g, SUM(i), AVG(i), COUNT(i) FROM n GROUP BY g",
+          "SELECT g, AVG(i), COUNT(i) FROM n GROUP BY g",
+          "SELECT g, SUM(i), AVG(i) FROM n GROUP BY g",
+          "SELECT g, AVG(DISTINCT i), CAST(AVG(DISTINCT m) AS STRING), COUNT(DISTINCT m) FROM n GROUP BY g",
+          "SELECT g, AVG(DISTINCT i), CAST(SUM(m) AS STRING), CAST(AVG(m) AS STRING), COUNT(m) FROM n "
+          "GROUP BY g",
+          "SELECT g, AVG(i), SUM(i), COUNT(i), MAX(i) FROM n GROUP BY g",
+          "SELECT AVG(i), SUM(i), COUNT(i) FROM n",
+          "SELECT AVG(i), COUNT(*) FROM n",
+          f"SELECT SUM({_BIG}), AVG({_BIG}), COUNT({_BIG}) FROM t",
+          f"SELECT AVG({_BIG}), MAX({_BIG}) FROM t",
+          f"SELECT CAST(window_start AS STRING), SUM({_BIG}), AVG({_BIG}), COUNT({_BIG}) FROM "
+          "TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' HOUR)) GROUP BY window_start, window_end",
+          f"SELECT CAST(window_start AS STRING), AVG({_BIG}), COUNT(*) FROM "
+          "TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' HOUR)) GROUP BY window_start, window_end"]
+
 _NESTED = "(SELECT id, g, {f}(d) AS d FROM t GROUP BY id, g)"
 #: Queries whose GROUP BY plans Flink's way of MIN/MAX over a changelog (with or without retraction).
 PLANS = [f"SELECT g, MIN(d), MAX(d) FROM {_NESTED.format(f=f)} GROUP BY g" for f in ("MAX", "MIN", "SUM")] + [
@@ -184,19 +207,32 @@ def _group_aggregates(plan: str) -> list[str]:
     return [line.strip().removeprefix("+- ") for line in physical.splitlines() if "GroupAggregate(" in line]
 
 
-def main() -> int:
-    """Run :data:`QUERIES` over the tables of :data:`TABLES`, write :data:`OUT`."""
+def _aggregates(plan: str) -> list[str]:
+    """The ``GroupAggregate`` / ``WindowAggregate`` and ``Calc`` lines of Flink's optimized physical plan."""
+    physical = plan.split("== Optimized Physical Plan ==")[1].split("== Optimized Execution Plan ==")[0]
+    return [line.strip().removeprefix("+- ") for line in physical.splitlines()
+            if "Aggregate(" in line or "Calc(" in line]
+
+
+def main(only: list[str]) -> int:
+    """Run :data:`QUERIES` and :data:`REDUCE` over the tables of :data:`TABLES`, write :data:`OUT`.
+
+    ``only`` ``["reduce"]``: :data:`REDUCE` alone, the rest kept from :data:`OUT`.
+    """
     t = table_env(utc=True)
     rows = {"t": _rows(), "c": _changelog(), "n": _integers()}
-    out: dict = {"tables": TABLES, "rows": rows, "queries": {}}
+    out: dict = json.loads(OUT.read_text()) if only else {"tables": TABLES, "rows": rows, "queries": {}}
     with tempfile.TemporaryDirectory() as tmp:
         for name, (columns, fmt) in TABLES.items():
             file_table(t, name, columns, table_lines(name, rows[name]), Path(tmp) / f"{name}.json", fmt)
-        out["plans"] = {q: _group_aggregates(t.explain_sql(q)) for q in PLANS}
-        out["queries"] = answers(t, QUERIES)
+        if not only:
+            out["plans"] = {q: _group_aggregates(t.explain_sql(q)) for q in PLANS}
+            out["queries"] = answers(t, QUERIES)
+        out["reduce_plans"] = {q: _aggregates(t.explain_sql(q)) for q in REDUCE}
+        out["queries"].update(answers(t, REDUCE))
     OUT.write_text(json.dumps(out, indent=1) + "\n")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -11,11 +11,19 @@ Writes ``tests/connectors/negative_zero_flink.json``, which
   a ROW, an ARRAY and a MAP; inserts, an update's before/after images, a delete);
 - ``float_double``: for each query of :data:`FLOAT_DOUBLE` over a ``json`` table ``fd (f FLOAT,
   d DOUBLE)`` holding 0.1 / 0.1, the result type (Flink's ``TYPEOF``) and the rows: how Flink types
-  FLOAT with DOUBLE in UNION ALL, CASE, COALESCE, IN and VALUES (session 35's queryfuzz35 finding).
+  FLOAT with DOUBLE in UNION ALL, CASE, COALESCE, IN and VALUES (session 35's queryfuzz35 finding);
+- ``float_order``: for each comparison of :data:`FLOAT_ORDER` (``<``, ``<=``, ``>``, ``>=``,
+  BETWEEN, ``=``, ``<>`` of a FLOAT with a DOUBLE, columns and literals) over a ``json`` table
+  ``fo (id INT, f FLOAT, d DOUBLE)`` of the pairs :data:`ORDER_ROWS` (values where comparing in FLOAT
+  or in DOUBLE differ: 0.1, 16777217, past FLOAT's range, NaN, -0.0), the rows ``[id, v]``;
+- ``json_functions``: for each query of :data:`JSON_FUNCTIONS` over a ``json`` table ``js (id INT,
+  s STRING)`` of the documents :data:`JSON_DOCS` (a member ``-0``, ``-0.0`` ...), the rows: where a
+  JSON number is read by a function (JSON_VALUE RETURNING DOUBLE / FLOAT / DECIMAL, JSON_QUERY,
+  PARSE_JSON), each value also as Flink's ``CAST(... AS STRING)``.
 
-Run::
+Run (naming grids reruns only those, the others kept from the file)::
 
-    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_negative_zero.py
+    flock /tmp/flink.lock /work/flinkvenv/bin/python scripts/flink_negative_zero.py [GRID ...]
 """
 
 from __future__ import annotations
@@ -90,10 +98,80 @@ FLOAT_DOUBLE = {
 }
 
 
-def main() -> None:
-    """Run both grids; write :data:`OUT`."""
+#: ``fo``'s rows: id -> (f, d), as the JSON texts written (``"NaN"``: Flink's json format reads the string).
+ORDER_ROWS = {1: ("0.1", "0.1"), 2: ("16777217", "16777217"), 3: ("16777216", "16777217"),
+              4: ("3.4028235e38", "3.5e38"), 5: ('"Infinity"', "3.5e38"), 6: ("-3.4028235e38", "-3.5e38"),
+              7: ('"NaN"', '"NaN"'), 8: ("1", '"NaN"'), 9: ("-0.0", "0.0"), 10: ("0.0", "-0.0"),
+              11: ("0.1", "0.10000000149011612"), 12: ("null", "1"), 13: ("1.5", "2.5")}
+#: Comparisons of a FLOAT with a DOUBLE over ``fo``: name -> the boolean expression ``v``.
+FLOAT_ORDER = {
+    "lt": "f < d", "le": "f <= d", "gt": "f > d", "ge": "f >= d",
+    "d_lt": "d < f", "d_le": "d <= f", "d_gt": "d > f", "d_ge": "d >= f",
+    "eq": "f = d", "ne": "f <> d", "distinct": "f IS DISTINCT FROM d",
+    "between": "f BETWEEN d AND d", "not_between": "f NOT BETWEEN d AND d",
+    "d_between": "d BETWEEN f AND f", "between_mixed": "f BETWEEN d AND CAST(3.5e38 AS DOUBLE)",
+    "lt_expr": "f < d + 0", "lt_double_literal": "f < CAST(0.1 AS DOUBLE)",
+    "ge_double_literal": "f >= CAST(16777217 AS DOUBLE)", "gt_e_literal": "f > 0.1E0",
+    "lt_decimal_literal": "f < 0.1", "d_lt_float_literal": "d < CAST(0.1 AS FLOAT)",
+    "case_lt": "CASE WHEN f < d THEN 1 WHEN f >= d THEN 2 ELSE 3 END = 1",
+}
+#: ``js``'s documents: id -> JSON text (a member ``a``).
+JSON_DOCS = {1: '{"a":-0}', 2: '{"a":-0.0}', 3: '{"a":-0e0}', 4: '{"a":"-0"}', 5: '{"a":0}',
+             6: '{"a":[-0,-0.0]}', 7: '{"a":-0.00}', 8: '{"a":-1}'}
+#: Queries over ``js``; each row is ``[id, value ...]``.
+JSON_FUNCTIONS = {
+    "value_double": "SELECT id, JSON_VALUE(s, '$.a' RETURNING DOUBLE), "
+                    "CAST(JSON_VALUE(s, '$.a' RETURNING DOUBLE) AS STRING) FROM js",
+    "value_double_fractions": "SELECT id, JSON_VALUE(s, '$.a' RETURNING DOUBLE), "
+                              "CAST(JSON_VALUE(s, '$.a' RETURNING DOUBLE) AS STRING) FROM js "
+                              "WHERE id IN (2, 3, 7)",
+    "value_float": "SELECT id, JSON_VALUE(s, '$.a' RETURNING FLOAT), "
+                   "CAST(JSON_VALUE(s, '$.a' RETURNING FLOAT) AS STRING) FROM js",
+    "value_decimal": "SELECT id, CAST(JSON_VALUE(s, '$.a' RETURNING DECIMAL(10, 2)) AS STRING) FROM js",
+    "value_string": "SELECT id, JSON_VALUE(s, '$.a') FROM js",
+    "value_cast_double": "SELECT id, CAST(CAST(JSON_VALUE(s, '$.a') AS DOUBLE) AS STRING) FROM js",
+    "value_element_double": "SELECT id, CAST(JSON_VALUE(s, '$.a[0]' RETURNING DOUBLE) AS STRING), "
+                            "CAST(JSON_VALUE(s, '$.a[1]' RETURNING DOUBLE) AS STRING) FROM js WHERE id = 6",
+    "query": "SELECT id, JSON_QUERY(s, '$.a'), JSON_QUERY(s, '$') FROM js",
+    "variant": "SELECT id, JSON_STRING(TRY_PARSE_JSON(s)), JSON_STRING(TRY_PARSE_JSON(s)['a']) FROM js",
+}
+
+
+def _float_order(tenv, root: Path) -> dict:
+    """The grid ``float_order`` (see the module docstring)."""
+    lines = [f'{{"id":{i},"f":{f},"d":{d}}}' for i, (f, d) in ORDER_ROWS.items()]
+    lines_table(tenv, "fo", "id INT, f FLOAT, d DOUBLE", root / "fo", lines, "json", False)
+    grid = {}
+    for key, expr in FLOAT_ORDER.items():
+        sql = f"SELECT id, {expr} AS v FROM fo"
+        grid[key] = {"sql": sql, "rows": rows_or_error(tenv, sql, lambda r: json.dumps(list(r)))}
+        print(key, grid[key], flush=True)
+    return {"rows": ORDER_ROWS, "lines": lines, "queries": grid}
+
+
+def _json_functions(tenv, root: Path) -> dict:
+    """The grid ``json_functions`` (see the module docstring)."""
+    lines = [json.dumps({"id": i, "s": s}) for i, s in JSON_DOCS.items()]
+    lines_table(tenv, "js", "id INT, s STRING", root / "js", lines, "json", False)
+    grid = {}
+    for key, sql in JSON_FUNCTIONS.items():
+        grid[key] = {"sql": sql, "rows": rows_or_error(tenv, sql, lambda r: json.dumps(list(r)))}
+        print(key, grid[key], flush=True)
+    return {"lines": lines, "queries": grid}
+
+
+def main(grids: list[str]) -> None:
+    """Run the grids (those named; the others kept from :data:`OUT`); write :data:`OUT`."""
     root = Path(tempfile.mkdtemp(prefix="flink-negative-zero-"))
     tenv = streaming_tenv()
+    out = json.loads(OUT.read_text(encoding="utf-8")) if grids else {"flink": "2.3", "columns": COLUMNS}
+    if not grids or "float_order" in grids:
+        out["float_order"] = _float_order(tenv, root)
+    if not grids or "json_functions" in grids:
+        out["json_functions"] = _json_functions(tenv, root)
+    if grids and not {"formats", "float_double"} & set(grids):
+        OUT.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+        return
     formats = {}
     for fmt in ("json", "debezium-json", "canal-json", "maxwell-json"):
         for cols in (COLUMNS, COLUMNS + ", dm DECIMAL(10, 2)"):
@@ -109,9 +187,9 @@ def main() -> None:
         types = rows_or_error(tenv, f"SELECT TYPEOF(v) FROM ({sql})", lambda r: r[0])
         grid[key] = {"sql": sql, "rows": rows, "types": types}
         print(key, grid[key], flush=True)
-    OUT.write_text(json.dumps({"flink": "2.3", "columns": COLUMNS, "formats": formats, "float_double": grid},
-                              indent=1) + "\n", encoding="utf-8")
+    out.update({"formats": formats, "float_double": grid})
+    OUT.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -178,6 +178,8 @@ CASES = {
     "equal_columns": ("k INT, e BOOLEAN", "SELECT k, TRY_PARSE_JSON(s) = PARSE_JSON(s, TRUE) FROM src "
                       "WHERE k IN (15, 16)"),
     "less_than": ("k INT, e BOOLEAN", f"SELECT k, v < v FROM {V} WHERE k = 1"),
+    "order_self": ("k INT, a BOOLEAN, b BOOLEAN, c BOOLEAN, d BOOLEAN",
+                   f"SELECT k, v < v, v <= v, v > v, v >= v FROM {V} WHERE k IN (1, 3)"),
     "coalesce": ("k INT, c VARIANT", f"SELECT k, COALESCE(v, PARSE_JSON('0')) FROM {V} WHERE k IN (3, 4)"),
     "case_when": ("k INT, c VARIANT", f"SELECT k, CASE WHEN k = 4 THEN v END FROM {V} WHERE k IN (3, 4)"),
     "where_access": ("k INT", f"SELECT k FROM {V} WHERE k IN (15, 16, 17) AND v IS NOT NULL"),
@@ -208,6 +210,46 @@ CASES = {
     "order_by_topn": ("k INT",
                       f"SELECT k FROM (SELECT k, ROW_NUMBER() OVER (PARTITION BY v ORDER BY k) AS rn "
                       f"FROM {V} WHERE k >= 15 AND k <= 19) WHERE rn = 1"),
+    # a number's kind (integer, DECIMAL of a scale, DOUBLE) where Flink shows it: output and equality
+    "kinds_json_string": ("k INT, j STRING",
+                          f"SELECT k, JSON_STRING(v) FROM {V} WHERE k IN (2, 17, 18, 19, 22, 23)"),
+    "kinds_json_value": ("k INT, a STRING, b STRING, c STRING, d STRING",
+                         f"SELECT k, JSON_VALUE(v, '$[0]'), JSON_VALUE(v, '$[1]'), JSON_VALUE(v, '$[2]'), "
+                         f"JSON_VALUE(v, '$[3]') FROM {V} WHERE k = 23"),
+    "kinds_json_query": ("k INT, j STRING", f"SELECT k, JSON_QUERY(v, '$') FROM {V} WHERE k IN (2, 23)"),
+    "kinds_json_object": ("k INT, j STRING, a STRING",
+                          f"SELECT k, JSON_OBJECT('a' VALUE v[2], 'b' VALUE v[3], 'c' VALUE v[4]), "
+                          f"JSON_ARRAY(v[1], v[2], v[3]) FROM {V} WHERE k = 23"),
+    "kinds_equal_parsed": ("k INT, a BOOLEAN, b BOOLEAN, c BOOLEAN, d BOOLEAN, e BOOLEAN, f BOOLEAN",
+                           f"SELECT k, v[2] = TRY_PARSE_JSON('1.0'), v[4] = TRY_PARSE_JSON('1.00'), "
+                           f"v[3] = TRY_PARSE_JSON('1e0'), v[1] = TRY_PARSE_JSON('1'), "
+                           f"v[3] = TRY_PARSE_JSON('1.0E0'), "
+                           f"v[6] = TRY_PARSE_JSON('10') FROM {V} WHERE k = 23"),
+    "kinds_equal_literals": ("a BOOLEAN, b BOOLEAN, c BOOLEAN, d BOOLEAN, e BOOLEAN, f BOOLEAN, g BOOLEAN, "
+                             "h BOOLEAN",
+                             "SELECT PARSE_JSON('2.50') = PARSE_JSON('2.5'), "
+                             "PARSE_JSON('-0.0') = PARSE_JSON('0.0'), "
+                             "PARSE_JSON('-0') = PARSE_JSON('0'), PARSE_JSON('-0e0') = PARSE_JSON('0e0'), "
+                             "PARSE_JSON('100') = PARSE_JSON('1E+2'), "
+                             "PARSE_JSON('1e2') = PARSE_JSON('100.0E0'), "
+                             "PARSE_JSON('12345678901234567890') = PARSE_JSON('12345678901234567890.0'), "
+                             "PARSE_JSON('[1.0]') = PARSE_JSON('[1]')"),
+    "dictionary_equal": ("a BOOLEAN, b BOOLEAN, c BOOLEAN, d BOOLEAN, e BOOLEAN",
+                         "SELECT PARSE_JSON('{\"a\":1}') = PARSE_JSON('{\"x\":{\"a\":1}}')['x'], "
+                         "PARSE_JSON('{\"a\":1}')['a'] = PARSE_JSON('1'), "
+                         "PARSE_JSON('{\"a\":1,\"b\":2}') = PARSE_JSON('{\"b\":2,\"a\":1}'), "
+                         "PARSE_JSON('[{\"a\":1}]')[1] = PARSE_JSON('{\"a\":1}'), "
+                         "PARSE_JSON('{\"y\":{\"a\":1}}')['y'] = PARSE_JSON('{\"x\":{\"a\":1}}')['x']"),
+    "kinds_group_double": ("v VARIANT, c BIGINT",
+                           "SELECT v, COUNT(*) FROM (SELECT TRY_PARSE_JSON(s)[3] AS v FROM src WHERE k = 23 "
+                           "UNION ALL SELECT TRY_PARSE_JSON('1.0E0') FROM src WHERE k = 23) GROUP BY v"),
+    # an accessed value's origin: its document and position (the same DOUBLE 100.0 at two places)
+    "equal_positions": ("k INT, a BOOLEAN, b BOOLEAN, c BOOLEAN",
+                        f"SELECT k, v[3] = v[16], v[3] = v[3], v[3] IS NOT DISTINCT FROM v[16] FROM {V} "
+                        "WHERE k = 2"),
+    "group_positions": ("v VARIANT, c BIGINT",
+                        "SELECT v, COUNT(*) FROM (SELECT TRY_PARSE_JSON(s)[3] AS v FROM src WHERE k = 2 "
+                        "UNION ALL SELECT TRY_PARSE_JSON(s)[16] FROM src WHERE k = 2) GROUP BY v"),
     "to_string_column_refused": ("s STRING", f"SELECT v FROM {V}"),
     "to_variant_column_refused": ("v VARIANT", "SELECT s FROM src"),
 }

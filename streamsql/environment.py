@@ -843,7 +843,7 @@ class StreamEnvironment:
         name = self.config.get("pipeline.name") or "collect"
         check_mini_batch(self.config)
         root = Planner(self.catalog, self.config, sql).plan_query(query)
-        sink = CollectSink()
+        sink = CollectSink(types=[f.type for f in root.sql_schema])
         node = CollectNode([root], root.schema, root.mode, sink=sink)
         assign_ids([node])
         cfg = self.config.copy()

@@ -319,6 +319,8 @@ def _converter(t: SqlType, from_text: bool, lenient: bool, iso: bool, streamed: 
             if isinstance(v, bool):
                 msg = f"cannot convert {_text(v)} to {n}"
                 raise RecordError(msg)
+            if isinstance(v, NegativeZero):  # the json format's parser: -0 is the double -0.0 (Flink 2.3)
+                return -0.0
             if isinstance(v, (int, float, decimal.Decimal)):  # FLOAT: Jackson's getFloatValue, one rounding
                 return float32_of(float(v), None if isinstance(v, float) else v) if single else float(v)
             try:  # Java's parseDouble / parseFloat ("1d", "NaN"; not "inf")

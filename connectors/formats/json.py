@@ -333,6 +333,8 @@ class RecordParser:
 
     def __init__(self, schema: Schema):
         self.exact_cols = [f.name for f in schema if f.type.name in ("DECIMAL", "STRING", "FLOAT")]
+        # a -0 read into one of these (at any depth) keeps its sign or text, which orjson's int 0 loses
+        self.signed_zero = any(_holds(f.type, _SIGNED_ZERO) for f in schema)
 
     def parse(self, v: bytes) -> dict:
         """The object in ``v``.
@@ -348,7 +350,7 @@ class RecordParser:
             if isinstance(obj, dict) and (
                 any(isinstance(obj.get(c), (float, dict, list)) for c in self.exact_cols)
                 or may_repeat(v, obj)
-                or (self.exact_cols and b"-0" in v)  # a STRING of -0 is "-0" (orjson: 0)
+                or (self.signed_zero and b"-0" in v and _INTEGER_MINUS_ZERO.search(v))  # orjson: 0
             ):
                 obj = self._exact(v)
         if not isinstance(obj, dict):
@@ -551,7 +553,20 @@ def _holds_repeated(v) -> bool:
 
 def _has_row(t: SqlType) -> bool:
     """True when ``t`` is or holds a ROW (as a field, an element or a map's key or value)."""
-    return t.name == "ROW" or any(_has_row(c) for c in t.children)
+    return _holds(t, ("ROW",))
+
+
+#: The types a JSON integer ``-0`` reads differently into than the integer 0: a STRING its text
+#: ``-0``, a FLOAT or DOUBLE -0.0 (Flink's parser-based ``json`` format, Flink 2.3:
+#: tests/connectors/negative_zero_flink.json), a DECIMAL as the rest of its record (exact).
+_SIGNED_ZERO = ("DECIMAL", "STRING", "FLOAT", "DOUBLE")
+#: The integer ``-0`` (no fraction or exponent follows), which orjson reads as the int 0.
+_INTEGER_MINUS_ZERO = re.compile(rb"-0(?![0-9.eE])")
+
+
+def _holds(t: SqlType, names: tuple[str, ...]) -> bool:
+    """True when ``t`` is or holds (a field, an element, a map's key or value) a type named in ``names``."""
+    return t.name in names or any(_holds(c, names) for c in t.children)
 
 
 class JsonDecoder(Decoder):

@@ -492,6 +492,9 @@ class Avg(Sum):
     _start = 0.0
     #: Flink's AVG sum starts at 0, never NULL: past 38 digits it stays NULL (:data:`STUCK`).
     sticky = True
+    #: An integer sum is wrapped to the argument's type before it is divided (:class:`AvgOfSum`: the
+    #: ``$SUM0`` of the reduced AVG is of that type); Flink's own AVG divides its BIGINT sum.
+    _narrow_sum = False
 
     def zero_sign_rows(self, values):
         """None: Flink's AVG sums from 0.0 (``_start``), its sum and quotient are never -0.0."""
@@ -518,6 +521,8 @@ class Avg(Sum):
         """Sum / count (integers: truncated toward zero), valid where the count is positive."""
         c, s = cols[self.field("c")][slots], cols[self.field("s")][slots]
         n = np.where(c > 0, c, 1)
+        if self.kind == "i" and self._narrow_sum and self.bits() < 64:
+            s = _narrow(s, self.bits()).astype(np.int64)
         if self.kind == "i":
             quotient = np.sign(s) * (np.abs(s) // n)
             return (_narrow(quotient, self.bits()) if self.bits() < 64 else quotient), c > 0
@@ -536,6 +541,8 @@ class Avg(Sum):
         if pa.types.is_decimal(self.out_type):
             return quotient_of_type(total, n, self.out_type.precision, self.out_type.scale)
         if self.kind == "i":
+            if self._narrow_sum:
+                total = java_narrow(total, self.bits())
             return java_narrow(-(-total // n) if total < 0 else total // n, self.bits())
         return float(total) / n
 
@@ -923,13 +930,17 @@ class Sum0(Sum):
 class AvgOfSum(Avg):
     """``AVG(x)`` as ``SUM(x) / COUNT(x)``, Flink's AggregateReduceFunctionsRule's reduction of it.
 
-    Beside a STDDEV / VAR call (see :class:`Sum0`) the AVG is that quotient, whose SUM takes its first
-    value as is: a lone -0.0 averages -0.0 (Flink's own AVG sums from 0.0: 0.0). DOUBLE only: the
-    planner keeps :class:`Avg` for other types (:func:`streamsql.plan.agg_reduce.reduce_functions`).
+    In an aggregate the rule reduced (:func:`streamsql.plan.agg_reduce.reduce_functions`) the AVG is
+    that quotient: of DOUBLEs, its SUM takes its first value as is, so a lone -0.0 averages -0.0
+    (Flink's own AVG sums from 0.0: 0.0); of integers, the sum is of the argument's type, wrapped
+    past it before the division (Flink 2.3: AVG(DISTINCT i) of the INTs 2147483000 and 1000 is
+    -1073741648, ``tests/functions/float_aggs_flink.json``). The planner keeps :class:`Avg` for
+    FLOAT and DECIMAL.
     """
 
     func = "avg_of_sum"
     _start = -0.0
+    _narrow_sum = True
 
     def zero_sign_rows(self, values):
         """Rows of -0.0, as :class:`Sum`'s: the quotient is -0.0 while every value was -0.0."""

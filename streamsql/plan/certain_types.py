@@ -8,7 +8,11 @@ module carries them through the plan:
 
 - a projection's (a SELECT list's, a subquery's, a view's) column: its expression's type
   (:func:`~streamsql.plan.expressions.certain_type`; a bare column keeps its own);
-- an aggregation's COUNT column: BIGINT NOT NULL, as Flink's COUNT (FILTER and DISTINCT too).
+- an aggregation's COUNT column: BIGINT NOT NULL, as Flink's COUNT (FILTER and DISTINCT too);
+- a set operation's (UNION [ALL], INTERSECT, EXCEPT) column whose inputs' columns are both certain and
+  of one type (TIMEs of any precisions too): that type (the wider TIME(p)), nullable iff either input's
+  is, as Calcite's ``leastRestrictive`` (Flink 2.3: ``TYPEOF(x)`` of ``TIME '12:00:00' UNION ALL
+  TIME '12:00:00.5'`` is ``TIME(1) NOT NULL``, tests/e2e/time_break_flink.json).
 
 Every other column a plan derives stays without one (an outer join's, a window's, a SUM's ...).
 """
@@ -69,3 +73,19 @@ def _folded(item: exp.Expression | None, scope: Scope) -> bool:
         return False
     col, fields = scope.resolve_path(item)
     return col.folded and not fields
+
+
+def set_operation_type(left: SqlType | None, right: SqlType | None, common: SqlType) -> SqlType | None:
+    """The certain type of a set operation's column whose inputs' columns are certainly ``left`` / ``right``.
+
+    ``common`` is the column's type as the set operation gives it (a TIME's widest precision).
+    None where either side is not certain or the two differ in more than nullability (and a TIME's
+    precision): how Calcite widens other mixes (CHAR(n) with VARCHAR, INT with BIGINT...) for TYPEOF
+    is not checked here.
+    """
+    if left is None or right is None:
+        return None
+    same = left.with_nullable(True) == right.with_nullable(True)
+    if not same and not (left.name == right.name == common.name == "TIME"):
+        return None
+    return common.with_nullable(left.nullable or right.nullable)

@@ -32,6 +32,7 @@ from streamsql.core.types import SqlType
 from streamsql.functions.aggregates import AggSpec, agg_output_type
 from streamsql.functions.scalars.registry import cast_value
 from streamsql.functions.scalars.typerules import common_type, rows_type
+from streamsql.plan.certain_types import set_operation_type
 from streamsql.plan.expressions import quote
 from streamsql.plan.nodes import INSERT_ONLY, RETRACT, GroupAggNode, PlanNode, UnionNode
 from streamsql.plan.scope import Scope, ScopeColumn
@@ -61,7 +62,7 @@ def plan_set_operation(planner: Planner, q: exp.SetOperation) -> tuple[PlanNode,
     """
     planner._reject_modifiers(q)  # ORDER BY / LIMIT after the last SELECT apply to the whole
     left, left_scope = planner._query(q.this)
-    right, _ = planner._query(q.expression)
+    right, right_scope = planner._query(q.expression)
     op = q.key.upper() + ("" if q.args.get("distinct") else " ALL")
     lt, rt = [f.type for f in left.sql_schema], [f.type for f in right.sql_schema]
     if len(lt) != len(rt):
@@ -73,8 +74,8 @@ def plan_set_operation(planner: Planner, q: exp.SetOperation) -> tuple[PlanNode,
                              f"to the other's type")
     names = left.schema.names
     left, right = (_widen(planner, side, names, st, types) for side, st in ((left, lt), (right, rt)))
-    scope = Scope([ScopeColumn(None, c.name, c.internal, t) for c, t in zip(left_scope.columns, types)],
-                  planner.sql)
+    scope = Scope([ScopeColumn(None, c.name, c.internal, t, set_operation_type(c.declared, r.declared, t))
+                   for c, r, t in zip(left_scope.columns, right_scope.columns, types)], planner.sql)
     if isinstance(q, exp.Union):
         node = union_all([left, right])
         return (distinct(planner, node) if q.args.get("distinct") else node), scope

@@ -169,7 +169,7 @@ def _signatures(roots: list[PlanNode]) -> dict[str, dict[str, Any]]:
                 read = [[] if c.arg is None else list(range(c.arg, c.arg + (argument_count(c.func) or 1)))
                         for c in calls]
                 out[node.id] = _named_arguments(out[node.id], read)
-                out[node.id] = _accumulator_formats(out[node.id], node)
+                out[node.id] = _same_state(_accumulator_formats(out[node.id], node))
         else:
             continue
         out[node.id]["sinks"] = sorted(sinks[id(node)])
@@ -200,7 +200,28 @@ def recorded_signatures(recorded: dict[str, dict] | None) -> dict[str, dict] | N
     """
     if recorded is None:
         return None
-    return {op: _current_form(unmarked(sig)) for op, sig in recorded.items()}
+    return {op: _same_state(_current_form(unmarked(sig))) for op, sig in recorded.items()}
+
+
+#: Aggregate functions whose state is another's: an AVG of integers rewritten by Flink's
+#: AggregateReduceFunctionsRule (:class:`~streamsql.functions.aggregates.AvgOfSum`: its sum wrapped to
+#: the argument's type when it divides) keeps AVG's accumulator, so a checkpoint of either restores
+#: into the other (StreamSQL up to xfail36 planned it as AVG).
+_SAME_STATE = {"avg_of_sum": "avg", "avg_of_sum_distinct": "avg_distinct"}
+_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT")
+
+
+def _same_state(sig: dict) -> dict:
+    """``sig`` with each integer call of :data:`_SAME_STATE` under the name of its state's function."""
+    params = sig.get("parameters") if isinstance(sig, dict) else None
+    calls = params.get("aggs") if isinstance(params, dict) else None
+    if not isinstance(calls, list):
+        return sig
+    renamed = [{**c, "func": _SAME_STATE[c["func"]]}
+               if isinstance(c, dict) and c.get("func") in _SAME_STATE
+               and str(c.get("out_type", "")).split(" ")[0] in _INTEGER_TYPES else c
+               for c in calls]
+    return {**sig, "parameters": {**params, "aggs": renamed}} if renamed != calls else sig
 
 
 def _current_form(sig: dict) -> dict:

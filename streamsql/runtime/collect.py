@@ -12,6 +12,8 @@ import pyarrow.compute as pc
 from streamsql.core.connector import Sink
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.errors import ExecutionError
+from streamsql.core.types import SqlType
+from streamsql.core.variant_text import flink_text, flink_texts
 from streamsql.plan.nodes import PlanNode
 
 END = object()
@@ -22,8 +24,10 @@ class CollectSink(Sink):
 
     accepts_updates = True
 
-    def __init__(self, maxsize: int = 100_000):
+    def __init__(self, maxsize: int = 100_000, types: list[SqlType] | None = None):
         self.queue: queue.Queue = queue.Queue(maxsize)
+        #: The result columns' SQL types (the plan's; None: each field's own metadata).
+        self.types = types
 
     def write(self, batch: Batch) -> None:
         """Queue every row of ``batch`` with its kind.
@@ -33,13 +37,43 @@ class CollectSink(Sink):
                 9999 or before year 1; Flink 2.3 computes them, ``TIMESTAMPADD(YEAR, 8000, ts)``).
         """
         kinds = batch.kind_array()
-        cols = [_values(c, name) for c, name in zip(batch.table.columns, batch.table.column_names)]
+        types = self.types or [SqlType.of_field(f) for f in batch.table.schema]
+        cols = [_shown(c, f.name, t) for c, f, t in zip(batch.table.columns, batch.table.schema, types)]
         for i, row in enumerate(zip(*cols)):
             self.queue.put((RowKind(int(kinds[i])), row))
 
     def finish(self) -> None:
         """End of a bounded query."""
         self.queue.put(END)
+
+
+def _shown(column, name: str, t: SqlType) -> list:
+    """The Python values of result column ``name`` of type ``t``, VARIANTs (at any depth) as Flink shows them.
+
+    A VARIANT is carried as a text that spells a number's kind (:mod:`streamsql.core.variant_text`).
+    """
+    if t.name == "VARIANT":
+        return _values(flink_texts(column), name)
+    values = _values(column, name)
+    return [_variants_shown(v, t) for v in values] if _holds_variant(t) else values
+
+
+def _holds_variant(t: SqlType) -> bool:
+    return t.name == "VARIANT" or any(_holds_variant(c) for c in t.children)
+
+
+def _variants_shown(v, t: SqlType):
+    """``v`` (a collected value of type ``t``) with each VARIANT inside it as Flink's text."""
+    if v is None or not _holds_variant(t):
+        return v
+    if t.name == "VARIANT":
+        return flink_text(v)
+    if t.name == "ROW":
+        return {k: _variants_shown(x, ft) for (k, x), ft in zip(v.items(), t.children)}
+    if t.name == "MAP":
+        kt, vt = t.children
+        return [(_variants_shown(k, kt), _variants_shown(x, vt)) for k, x in v]
+    return [_variants_shown(x, t.children[0]) for x in v]
 
 
 def _values(column, name: str) -> list:

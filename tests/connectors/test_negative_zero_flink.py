@@ -4,7 +4,8 @@
 ``json``, ``debezium-json``, ``canal-json`` and ``maxwell-json`` (with and without a DECIMAL column)
 whose numbers are spellings of a negative zero, at top level and in a ROW, an ARRAY and a MAP. The
 changelog formats read ``-0`` as 0.0, and every negative zero number as 0.0 when the row type holds
-a DECIMAL (Jackson's BigDecimal nodes); ``json`` keeps -0.0. The signs are compared as JSON text.
+a DECIMAL (Jackson's BigDecimal nodes); ``json`` keeps -0.0 (the integer ``-0`` too: Flink's
+parser-based deserializer, where orjson's int 0 has no sign). The signs are compared as JSON text.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from streamsql import StreamEnvironment
+from streamsql.core.errors import StreamSQLError
 
 ORACLE = json.loads((Path(__file__).parent / "negative_zero_flink.json").read_text(encoding="utf-8"))
 
@@ -34,13 +36,7 @@ def _kind(k) -> str:
     return {0: "+I", 1: "-U", 2: "+U", 3: "-D"}[int(k)]
 
 
-#: Left: the ``json`` format reads the integer ``-0`` as 0.0 where Flink's parser-based
-#: deserializer keeps -0.0 (orjson's int 0 has no sign; Arrow's fast path keeps it).
-_JSON_INT_ZERO = pytest.mark.xfail(strict=True, reason="json format: '-0' is 0.0 here, -0.0 in Flink")
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_JSON_INT_ZERO) if n.startswith("t_json") else n
-                                  for n in sorted(ORACLE["formats"])])
+@pytest.mark.parametrize("name", sorted(ORACLE["formats"]))
 def test_negative_zeros_are_flinks(name, tmp_path):
     case = ORACLE["formats"][name]
     folder = tmp_path / name
@@ -75,3 +71,33 @@ def test_debezium_fast_path_negative_zeros(name, tmp_path):
         rows = list(env.execute_sql(f"SELECT * FROM {name}").collect(timeout=60))
     got = sorted(json.dumps([_kind(k), *_plain(list(r))]) for k, r in rows)
     assert got == [r for r in case["rows"] if json.loads(r)[1] != 5]
+
+
+_FUNCTIONS = ORACLE["json_functions"]
+
+
+@pytest.fixture(scope="module")
+def js_env(tmp_path_factory):
+    """An environment with the ``json`` table ``js (id INT, s STRING)`` of the recording's documents."""
+    d = tmp_path_factory.mktemp("js")
+    (d / "js").mkdir()
+    (d / "js" / "r.json").write_text("\n".join(_FUNCTIONS["lines"]) + "\n")
+    config = {"execution.checkpointing.dir": str(d / "chk"), "state.dir": str(d / "st"),
+              "restart-strategy.type": "none"}
+    with StreamEnvironment(config) as env:
+        env.execute_sql(f"CREATE TABLE js (id INT, s STRING) WITH ('connector' = 'filesystem', "
+                        f"'path' = '{d / 'js'}', 'format' = 'json')")
+        yield env
+
+
+@pytest.mark.parametrize("key", sorted(_FUNCTIONS["queries"]))
+def test_json_functions_read_negative_zeros_as_flink(key, js_env):
+    """JSON_VALUE / JSON_QUERY / PARSE_JSON of ``-0``, ``-0.0``, ``-0e0`` ...: Flink's rows, or a failure
+    where Flink's job fails or its planner refuses (JSON_VALUE ... RETURNING DOUBLE of an integer, FLOAT)."""
+    case = _FUNCTIONS["queries"][key]
+    if isinstance(case["rows"], dict):
+        with pytest.raises(StreamSQLError):
+            list(js_env.execute_sql(case["sql"]).collect(timeout=60))
+        return
+    rows = sorted(json.dumps(list(r)) for _, r in js_env.execute_sql(case["sql"]).collect(timeout=60))
+    assert rows == case["rows"]

@@ -20,16 +20,15 @@ from tests.runtime.oracle import assert_answer_as_flink, fold_text, make_env, te
 FLINK = json.loads((Path(__file__).parent / "time_break_flink.json").read_text())
 
 #: Queries where StreamSQL's answer still differs from Flink's (see the reason).
-KNOWN = {
-    **dict.fromkeys((q for q in FLINK["queries"] if "TYPEOF(x)" in q),
-                    "TYPEOF of a subquery's column is refused here (its type is known from a table's "
-                    "DDL only); Flink answers TIME(3) NOT NULL"),
-}
+KNOWN: dict[str, str] = {}
 
 #: Sink cases where StreamSQL's answer still differs from Flink's.
 SINK_KNOWN = {
     "col3_into_t0": "Flink's code generator fails on a VALUES mixing TIME(3) and TIME(1) literals "
-                    "(Incompatible types of expression and result type); the rows are written here",
+                    "(CodeGenException: Incompatible types of expression and result type: the literal "
+                    "TIME(1) 00:00:00.5 is not widened to the column's TIME(3) before code generation, "
+                    "an internal error of Flink's planner, not a refusal of the query); the rows are "
+                    "written here, as Flink writes them for the same values as columns (cast3_into_t0)",
 }
 
 

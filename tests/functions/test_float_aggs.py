@@ -31,6 +31,7 @@ from sqlglot import parse_one
 
 from streamsql.core.elements import RowKind
 from streamsql.core.errors import StreamSQLError
+from streamsql.plan.agg_reduce import fewer_calls
 from streamsql.plan.nodes import GroupAggNode
 from streamsql.plan.planner import Planner
 from streamsql.sql.dialect import Flink
@@ -54,16 +55,7 @@ def _files(tmp_path: Path) -> dict[str, Path]:
 _MINMAX = "SELECT g, " + ", ".join(f"CAST({f}({c}) AS STRING)" for c in "df" for f in ("MIN", "MAX"))
 _SUMS = "SELECT g, " + ", ".join(f"CAST({f}({c}) AS STRING)" for c in "df" for f in ("SUM", "AVG"))
 #: Known differences, each a strict xfail with its reason.
-KNOWN = {
-    "SELECT g, SUM(DISTINCT i), AVG(DISTINCT i), CAST(SUM(DISTINCT m) AS STRING), "
-    "CAST(AVG(DISTINCT m) AS STRING), COUNT(DISTINCT m) FROM n GROUP BY g":
-        "AVG(DISTINCT i) of INTs whose sum leaves INT: Flink 2.3 answers -1073741647 (group 1, the sum "
-        "2147484001 wrapped to INT, then halved) when the query also has DISTINCT calls of another "
-        "argument (m), but 1073742000 (a BIGINT sum, as its AvgAggFunction; StreamSQL's answer) for "
-        "SUM(DISTINCT i), AVG(DISTINCT i) alone (the query of those two calls; its plan is then one "
-        "GroupAggregate with AVG_RETRACT(DISTINCT i)): distinct calls of two arguments are planned "
-        "otherwise there (not followed: which plan Flink's rules pick). Every other column agrees",
-}
+KNOWN: dict[str, str] = {}
 QUERIES = [pytest.param(q, marks=pytest.mark.xfail(strict=True, reason=KNOWN[q])) if q in KNOWN else q
            for q in sorted(FLINK["queries"])]
 
@@ -92,6 +84,22 @@ def test_min_max_retract_as_flinks_plan(tmp_path, query):
     assert ours == flinks
 
 
+@pytest.mark.parametrize("query", sorted(FLINK.get("reduce_plans", {})))
+def test_reduced_aggregates_as_flinks_plan(tmp_path, query):
+    """An aggregate is rewritten into $SUM0 / COUNT calls where Flink 2.3's plan rewrote it (fewer calls)."""
+    env = _env(tmp_path, None, {})
+    node, ours = Planner(env.catalog, env.config, query).plan_query(parse_one(query, read=Flink)), []
+    todo = [node]
+    while todo:
+        n = todo.pop(0)
+        if hasattr(n, "aggs"):
+            ours.append(any(a.func.startswith(("sum0", "avg_of_sum")) or fewer_calls(n.aggs) for a in n.aggs))
+        todo += n.inputs
+    flinks = [("$SUM0" in line) for line in FLINK["reduce_plans"][query]
+              if "Aggregate(" in line and not line.startswith("Local")]  # a two-phase plan: its global
+    assert ours == flinks
+
+
 @pytest.mark.parametrize("batch_size", [None, 1])
 @pytest.mark.parametrize("query", QUERIES)
 def test_final_table_is_flinks(tmp_path, query, batch_size):
@@ -105,24 +113,26 @@ def test_final_table_is_flinks(tmp_path, query, batch_size):
             list(env.execute_sql(query))
         return
     changelog = [[RowKind(kind).short, *row] for kind, row in env.execute_sql(query)]
-    assert flink_final(changelog) == flink_final(flink["rows"])
+    keyed = " GROUP BY " in query  # else one row, updated in place: its last image
+    assert flink_final(changelog, keyed) == flink_final(flink["rows"], keyed)
 
 
-def flink_final(rows: list[list]) -> Counter:
+def flink_final(rows: list[list], keyed: bool = True) -> Counter:
     """The final table of Flink's changelog ``rows`` (``[kind, cell, ...]``).
 
-    An insert-only one is its rows. An updating one (every query here that updates is keyed by its
-    first column) is each key's last row: Flink's GroupAggFunction does not emit an update whose
-    row equals the previous one by its generated equaliser, which takes -0.0 for 0.0, so it later
-    retracts a row it never emitted (``-U(1, '-0.0', '0.0')`` after ``+I(1, '-0.0', '-0.0')``)
-    and a strict fold fails.
+    An insert-only one is its rows. An updating one (every GROUP BY here is keyed by its first
+    column; ``keyed`` False: an aggregate without GROUP BY, one row) is each key's last row: Flink's
+    GroupAggFunction does not emit an update whose row equals the previous one by its generated
+    equaliser, which takes -0.0 for 0.0, so it later retracts a row it never emitted
+    (``-U(1, '-0.0', '0.0')`` after ``+I(1, '-0.0', '-0.0')``) and a strict fold fails.
     """
     if all(r[0] == "+I" for r in rows):
         return Counter(tuple(r[1:]) for r in rows)
     last: dict = {}
     for r in rows:
+        key = r[1] if keyed else None  # an aggregate without GROUP BY: one row
         if r[0] in ("+I", "+U"):
-            last[r[1]] = tuple(r[1:])
+            last[key] = tuple(r[1:])
         elif r[0] == "-D":
-            last.pop(r[1], None)
+            last.pop(key, None)
     return Counter(last.values())

@@ -1,11 +1,15 @@
-"""A FLOAT compared with a DOUBLE: in Calcite's least restrictive type of the operands, as Flink 2.3.
+"""A FLOAT compared with a DOUBLE: ``=``, ``<>`` and IN in FLOAT, the orderings in DOUBLE, as Flink 2.3.
 
-Flink's planner brings a comparison's operands (``=``, ``<>``, ``<``, ... and each ``IN`` item with
-the value looked for) to their least restrictive type before comparing
-(:func:`~.typerules.least_restrictive`: of FLOAT and DOUBLE the first met wins). So ``f = d`` of a
-FLOAT ``f`` and a DOUBLE ``d`` compares in FLOAT, ``d`` narrowed (0.1 = 0.1 is TRUE), and ``d = f``
-in DOUBLE (FALSE: ``f`` widened is 0.10000000149011612). Recorded by
-``scripts/flink_negative_zero.py`` (``float_double``: ``equal``, ``in_list``, ``in_list_double``).
+Flink's planner brings an equality's operands (``=``, ``<>`` and each ``IN`` item with the value
+looked for) to their least restrictive type before comparing (:func:`~.typerules.least_restrictive`:
+of FLOAT and DOUBLE the first met wins). So ``f = d`` of a FLOAT ``f`` and a DOUBLE ``d`` compares
+in FLOAT, ``d`` narrowed (0.1 = 0.1 is TRUE, 16777216 = 16777217 TRUE, 3.4028235E38 = 3.5E38 FALSE
+as 3.5E38 narrows to Infinity), and ``d = f`` in DOUBLE (FALSE: ``f`` widened is 0.10000000149011612).
+An ordering (``<``, ``<=``, ``>``, ``>=``, BETWEEN) and ``IS [NOT] DISTINCT FROM`` compare in DOUBLE
+whichever comes first: ``f > d`` of 0.1 and 0.1 is TRUE, ``f < d`` of 16777217 and 16777217 TRUE,
+``f > d`` of Infinity and 3.5E38 TRUE, ``f IS DISTINCT FROM d`` of 0.1 and 0.1 TRUE. Recorded by
+``scripts/flink_negative_zero.py`` (``float_double``: ``equal``, ``in_list``, ``in_list_double``;
+``float_order``: every comparison over pairs where FLOAT and DOUBLE differ).
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ from sqlglot import exp
 from streamsql.core.types import duckdb_cast
 from streamsql.functions.scalars.registry import TYPE, type_of
 from streamsql.functions.scalars.typerules import least_restrictive
+
+NARROWED = frozenset({"=", "<>"})
+"""The comparison operators whose DOUBLE operand is narrowed beside a FLOAT one (with IN's items)."""
 
 
 def narrow_doubles(n: exp.Expression, keys: tuple[str, ...]) -> None:

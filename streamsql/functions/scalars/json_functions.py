@@ -216,8 +216,9 @@ def _call_row(fns: dict[str, VectorFunction], c: Call, result: SqlType) -> exp.E
 def _template(f: VectorFunction, c: Call, cfg: dict) -> exp.Expression:
     """DuckDB SQL of ``f(doc, path, config)`` (the path a literal or a column alike)."""
     config = sql_string(json.dumps(cfg)).replace("{", "{{").replace("}", "}}")  # template() formats
-    return template(f"{f.name}(CAST({{0}} AS VARCHAR), CAST({{1}} AS VARCHAR), {config})",
-                    c.args[0], c.args[1])
+    variant = c.args[0].type is not None and c.args[0].type.name == "VARIANT"
+    doc = json_values.variant_json("{0}") if variant else "CAST({0} AS VARCHAR)"  # the JSON Flink writes
+    return template(f"{f.name}({doc}, CAST({{1}} AS VARCHAR), {config})", c.args[0], c.args[1])
 
 
 def _json_value_row(doc: str, path: str, cfg: dict):

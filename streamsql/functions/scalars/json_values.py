@@ -18,7 +18,7 @@ ARRAY               ``[...]`` of the elements (a NULL one ``null``)
 ROW                 ``{"field":...}`` by field name, sorted
 MAP (STRING keys)   ``{"key":...}`` sorted by key
 VARIANT             its JSON text, as it prints (``JSON_STRING(PARSE_JSON('{"b":1,"a":2}'))`` is
-                    ``{"a":2,"b":1}``: scripts/flink_variant.py)
+                    ``{"a":2,"b":1}``, of ``[1.0]`` ``[1]``: scripts/flink_variant.py)
 =================== ===============================================================================
 
 A NULL value is SQL NULL here: the caller writes ``null`` or leaves the member out. DATE and TIME
@@ -33,6 +33,7 @@ from decimal import Decimal
 import pyarrow as pa
 
 from streamsql.core.types import SqlType
+from streamsql.core.variant_text import flink_texts
 from streamsql.functions.python_functions import VectorFunction, register, rowwise
 from streamsql.functions.scalars.cast_string import java_double_text
 from streamsql.functions.scalars.registry import sql_string
@@ -60,6 +61,18 @@ def _big_decimal_text(text: str) -> str:
 _NUMBER_TEXT = register(VectorFunction("__streamsql_json_number_text", "JSON of a number",
                                        lambda a: rowwise(_big_decimal_text, (a,), pa.string()),
                                        ("VARCHAR",), "VARCHAR"))
+
+
+_VARIANT_TEXT = register(VectorFunction("__streamsql_variant_text", "VARIANT's text", flink_texts,
+                                        ("VARCHAR",), "VARCHAR"))
+
+
+def variant_json(v: str) -> str:
+    """DuckDB SQL of the JSON text Flink writes of the VARIANT ``v`` (DuckDB SQL of its carried text).
+
+    A number's kind is not shown (:func:`~streamsql.core.variant_text.flink_text`: ``1.0`` is ``1``).
+    """
+    return f"{_VARIANT_TEXT.name}(CAST({v} AS VARCHAR))"
 
 
 def refusal(t: SqlType | None) -> str | None:
@@ -93,8 +106,8 @@ def value_json(v: str, t: SqlType | None, depth: int = 0) -> str:
     ``t`` must be :func:`writable`; ``depth`` names the lambda variables of nested values.
     """
     name = None if t is None else t.name
-    if name == "VARIANT":  # its text is the JSON Flink writes of it (streamsql.functions.scalars.variant)
-        return v
+    if name == "VARIANT":  # the JSON Flink writes of it (a number's kind not shown: core.variant_text)
+        return variant_json(v)
     if name in ("DECIMAL", "DOUBLE"):
         return _number(v, t)
     if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):

@@ -11,7 +11,11 @@ is a DOUBLE / FLOAT, is checked: ``CASE WHEN isnan(g) THEN (CASE WHEN o IS NULL 
 END) ELSE a op b END`` (NULL stays NULL, as Java's boxed comparison in Flink's code). Checking one
 side keeps ``r < 2`` (r a Calc's ``RAND()``) one reference of ``r``, so the two Calcs still merge as
 Flink merges them (a non-deterministic item read twice would stop the merge: plan/calc_merge.py).
-BETWEEN is Calcite's ``x >= low AND x <= high``.
+BETWEEN is Calcite's ``x >= low AND x <= high``, NOT BETWEEN its ``x < low OR x > high`` (FALSE for a
+NaN ``x``, not the negation of BETWEEN's FALSE: Flink 2.3, ``scripts/flink_negative_zero.py``
+``float_order``), which the compiled BETWEEN carries for its NOT (:data:`NEGATED`).
+``IS [NOT] DISTINCT FROM`` compares with Java's ``==`` too: a NaN is distinct from everything, itself
+included (Flink 2.3: ``f IS DISTINCT FROM d`` of NaN and NaN is TRUE; -0.0 and 0.0 are not distinct).
 ``=`` and ``<>`` are left to DuckDB: equi-join and grouping keys compare
 bits, as Flink's binary rows do (-0.0 apart, NaN = NaN there).
 """
@@ -23,6 +27,8 @@ from sqlglot import exp
 from streamsql.functions.scalars.registry import template, type_of
 
 _OPS = {exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<="}
+NEGATED = "java_negated"
+"""Meta key of a compiled BETWEEN: its NOT BETWEEN (``x < low OR x > high``, Java's NaN)."""
 
 
 def _floating(n: exp.Expression) -> bool:
@@ -55,7 +61,14 @@ def java_comparison(n: exp.Expression) -> exp.Expression | None:
         above, below = _compare(">=", n.this, low), _compare("<=", n.this, high)
         if above is None and below is None:
             return None
-        above = above or "{0} >= {1}"
+        args = (sql(n.this), sql(low), sql(high))
         below = (below or "{0} <= {1}").replace("{1}", "{2}")
-        return template(f"({above}) AND ({below})", sql(n.this), sql(low), sql(high))
+        out = template(f"({above or '{0} >= {1}'}) AND ({below})", *args)
+        under, over = _compare("<", n.this, low) or "{0} < {1}", _compare(">", n.this, high) or "{0} > {1}"
+        out.meta[NEGATED] = template(f"({under}) OR ({over.replace('{1}', '{2}')})", *args)
+        return out
+    if isinstance(n, (exp.NullSafeEQ, exp.NullSafeNEQ)) and (_floating(n.this) or _floating(n.expression)):
+        distinct = "CASE WHEN isnan({0}) OR isnan({1}) THEN TRUE ELSE {0} IS DISTINCT FROM {1} END"
+        text = distinct if isinstance(n, exp.NullSafeNEQ) else f"NOT ({distinct})"
+        return template(text, sql(n.this), sql(n.expression))
     return None

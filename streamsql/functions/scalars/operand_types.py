@@ -48,11 +48,13 @@ rule) and the comparison means what it says.
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from streamsql.core.errors import SqlError
 from streamsql.core.types import SqlType
-from streamsql.functions.scalars.float_compare import narrow_doubles
+from streamsql.functions.scalars.float_compare import NARROWED, narrow_doubles
 from streamsql.functions.scalars.registry import DEAD_CODE, NULL, TYPE, FunctionError, time_operand, type_of
 from streamsql.functions.scalars.typerules import branches, common_type, least_restrictive
 
@@ -344,7 +346,8 @@ def _comparison(n: exp.Expression, op: str, cast: bool) -> None:
     lt, rt = type_of(n.this), type_of(n.expression)
     if not (_known(lt) and _known(rt)):
         return
-    narrow_doubles(n, ("this", "expression"))
+    if op in NARROWED:
+        narrow_doubles(n, ("this", "expression"))
     if _string_and_number(lt, rt):
         if not cast:
             if DEAD_CODE.get():  # Flink's code generator refuses it: code Flink drops passes
@@ -372,11 +375,21 @@ VARIANT_NULLABILITY_CHECKED = "variant_nullability_checked"
 (:mod:`.variant_nullability`): the constant rule below is not needed for it."""
 
 
+SELF_ORDER_KEY = "variant_self_order"
+"""Meta key of an ordering of a VARIANT with itself (the same deterministic expression): its operator."""
+SELF_ORDER = {"<": "FALSE", ">": "FALSE", "<=": "TRUE", ">=": "TRUE"}
+"""Calcite's ``RexSimplify`` of ``x op x``: ``NULL AND x IS NULL`` (``<``, ``>``: FALSE, NULL for a NULL
+``x``) or ``NULL OR x IS NOT NULL`` (``<=``, ``>=``: TRUE, NULL for a NULL ``x``)."""
+_RANDOM = re.compile(r"\b(random|uuid|gen_random_uuid|now|current_\w+)\s*\(", re.IGNORECASE)
+
+
 def _variant_comparison(n: exp.Expression, op: str) -> bool:
     """Check a comparison with a VARIANT operand; False when neither operand is one.
 
     Two VARIANTs compare for equality (their values: the text Flink writes, see :mod:`.variant`), not
-    by order (``<`` ...: Flink 2.3's "Comparable type expected"). Flink 2.3
+    by order (``<`` ...: Flink 2.3's "Comparable type expected"), but for a VARIANT ordered with itself
+    (``v < v``, the same deterministic expression), which Calcite's simplifier folds before Flink's code
+    generator would refuse it (Flink 2.3: ``v < v`` is FALSE): marked :data:`SELF_ORDER_KEY`. Flink 2.3
     cannot compare a VARIANT with a constant one (``v = PARSE_JSON('1')``: its planner folds the
     call into a literal and fails with "No assign rules for VARIANT defined"), nor with a value of
     another type.
@@ -391,6 +404,9 @@ def _variant_comparison(n: exp.Expression, op: str) -> bool:
     if None not in names and names[0] != names[1]:
         raise _binary(n, op, "COMPARABLE_TYPE")
     if op not in _EQUALITY.values():
+        if op in SELF_ORDER and n.this == n.expression and not _RANDOM.search(n.this.sql(dialect="duckdb")):
+            n.meta[SELF_ORDER_KEY] = op  # Calcite simplifies x < x before Flink's code generator sees it
+            return True
         msg = "Comparable type expected, but was 'VARIANT'."  # Flink 2.3 orders no VARIANTs
         raise FunctionError(msg, n)
     constant = [side.meta.get(CONSTANT_VARIANT, False) for side in (n.this, n.expression)]

@@ -66,7 +66,8 @@ from streamsql.functions.scalars.intervals import (
     whole_millis,
 )
 from streamsql.functions.scalars.json_functions import is_json
-from streamsql.functions.scalars.nan_compare import java_comparison
+from streamsql.functions.scalars.nan_compare import NEGATED, java_comparison
+from streamsql.functions.scalars.operand_types import SELF_ORDER, SELF_ORDER_KEY
 from streamsql.functions.scalars.registry import (
     Arg,
     Call,
@@ -158,6 +159,12 @@ def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expressi
     nan_aware = java_comparison(n)  # a comparison of a DOUBLE / FLOAT: Java's NaN
     if nan_aware is not None:
         return nan_aware, t
+    if isinstance(n, exp.Not) and NEGATED in n.this.meta:  # NOT BETWEEN of a DOUBLE / FLOAT
+        return n.this.meta[NEGATED], t
+    if SELF_ORDER_KEY in n.meta:  # a VARIANT ordered with itself: Calcite's simplification
+        value = SELF_ORDER[n.meta[SELF_ORDER_KEY]]
+        operand = f"({n.this.sql(dialect='duckdb')})"
+        return template(f"CASE WHEN {{0}} IS NULL THEN NULL ELSE {value} END", operand), t
     if isinstance(n, exp.Interval):
         return single_unit(n) or whole_millis(n) or n, t
     if isinstance(n, exp.Cast) and t is not None and t.is_composite:

@@ -28,7 +28,8 @@ here, by Flink's (Calcite's) rules, for the forms where they are certain:
 - ``arr[i]``, ``map[k]`` (``ARRAY_AGG(x)[1]`` too): the element's type, nullable, but a string, binary
   or composite one;
 - a column of a subquery, view or aggregation whose expression's type is certain by these rules
-  (:mod:`streamsql.plan.certain_types`; a COUNT is BIGINT NOT NULL);
+  (:mod:`streamsql.plan.certain_types`; a COUNT is BIGINT NOT NULL; a set operation's column whose
+  inputs' are of one type, TIMEs widened: NOT NULL iff both are);
 - CASE, IF, COALESCE over values of one type, integers of several widths or STRING with
   CHAR/VARCHAR(n): that common type; CASE nullable iff a value is (no ELSE: NULL), IF iff any
   argument is, its condition too, COALESCE iff every argument is (Flink 2.3's answers: the

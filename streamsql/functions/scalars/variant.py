@@ -1,15 +1,18 @@
 """The VARIANT type's values: PARSE_JSON, TRY_PARSE_JSON and access ``v['key']`` / ``v[i]``, as Flink 2.3.
 
 A VARIANT value is carried as its JSON text in the form Flink writes it (``BinaryVariant.toString``,
-what the ``print`` connector shows), so that printing, keying (GROUP BY, DISTINCT, state) and
-equality need nothing of their own:
+what the ``print`` connector shows), but for its numbers, which keep their kind
+(:mod:`streamsql.core.variant_text`: ``1``, ``1.0`` and ``1.0E0`` are an integer, a DECIMAL and a
+DOUBLE, printed ``1``, ``1`` and ``1.0``), so that keying (GROUP BY, DISTINCT, state) and equality
+need nothing of their own, and the readers that show it print it through
+:func:`~streamsql.core.variant_text.flink_text`:
 
 - an object's members sorted by key in Java's ``String`` order (UTF-16 code units), compact
   (``{"a":2,"b":1}``): Flink's ``BinaryVariantInternalBuilder`` sorts the fields of an object;
 - an integer that fits a ``long`` as it is; another number without an exponent a DECIMAL when its
-  precision and scale are at most 38, written ``stripTrailingZeros().toPlainString()`` (``2.50`` is
-  ``2.5``, ``100.00`` is ``100``, ``-0.0`` is ``0``); every other number a DOUBLE, written by Java's
-  ``Double.toString`` (``1e2`` is ``100.0``, ``1.0E-7``);
+  precision and scale are at most 38, its scale kept (``2.50``, printed ``2.5``; ``100.00``, printed
+  ``100``; ``-0.0`` is ``0.0``, printed ``0``); every other number a DOUBLE (``1e2``, printed
+  ``100.0``; ``1.0E-7``);
 - strings escaped as Jackson writes them.
 
 Duplicate keys fail PARSE_JSON (``VARIANT_DUPLICATE_KEY``) unless ``allow_duplicate_keys`` is TRUE,
@@ -26,22 +29,26 @@ array, fails the job with Flink's message. The result is a VARIANT (JSON ``null`
 Parsing and access run row by row in Python (:mod:`json`), in the calls over VARIANT values only.
 Checked against Flink 2.3 by ``scripts/flink_variant.py`` (``tests/functions/variant_flink.json``).
 
-Known differences: Flink's variant (a binary form) keeps the kind of a number (``1``, ``1.0`` and
-``1e0`` are an integer, a DECIMAL and a DOUBLE) and the key dictionary of the document it was read
-from, where the text here keeps only what it prints: ``1`` and ``1.0`` print alike (``1``) and are
-one value here, two in Flink (GROUP BY, ``=``), and so are two equal objects read from documents
-that named their keys in other orders.
+A value also carries the key dictionary of the document it was read from (its keys in the order
+first named), as Flink's variant carries its metadata, so two equal objects read from documents that
+named their keys in other orders are two GROUP BY keys, as in Flink.
+
+Known difference: Flink's ``=`` of two VARIANTs compares the whole documents they were accessed in and
+the values' positions there (``BinaryVariant.equals``); here the values (and dictionaries), so
+``v[3] = v[16]`` of two equal DOUBLEs of one array is TRUE here, FALSE in Flink.
 """
 
 from __future__ import annotations
 
 import json
-from decimal import Context, Decimal
+import re
+from decimal import Decimal
 
 import pyarrow as pa
 from sqlglot import exp
 
 from streamsql.core.types import SqlType
+from streamsql.core.variant_text import DICTIONARY, double_text
 from streamsql.functions.python_functions import ResultError
 from streamsql.functions.scalars.json_errors import JsonError
 from streamsql.functions.scalars.json_path import (
@@ -59,7 +66,6 @@ from streamsql.functions.scalars.registry import Arg, Call, Refusal, expected_si
 VARIANT = SqlType("VARIANT")
 _LONG = 2**63
 _MAX_DECIMAL = 38  # Flink's MAX_DECIMAL16_PRECISION: precision and scale of a variant DECIMAL
-_WIDE = Context(prec=200)
 
 
 class VariantError(ValueError):
@@ -67,16 +73,17 @@ class VariantError(ValueError):
 
 
 class _Number(str):
-    """A number's text as Flink writes it (written as it is, not quoted)."""
+    """A number's carried text (:mod:`streamsql.core.variant_text`; written as it is, not quoted)."""
 
     __slots__ = ()
 
 
 def _decimal_text(text: str) -> str | None:
-    """``BigDecimal(text).stripTrailingZeros().toPlainString()`` if it fits a variant DECIMAL, else None.
+    """The carried text of ``BigDecimal(text)`` if it fits a variant DECIMAL, else None.
 
     As Flink's ``tryParseDecimal``: only text of digits, ``-`` and ``.`` (no exponent), precision and
-    scale at most 38 (a BigDecimal's precision counts the unscaled digits, 1 for zero).
+    scale at most 38 (a BigDecimal's precision counts the unscaled digits, 1 for zero). The scale is
+    kept (``2.50``); a zero has no sign (``-0.0`` is ``0.0``).
     """
     if not all(c.isdigit() or c in "-." for c in text):
         return None
@@ -84,9 +91,7 @@ def _decimal_text(text: str) -> str | None:
     _, digits, exponent = d.as_tuple()  # digits: the unscaled value's, no leading zero (0: one digit)
     if -exponent > _MAX_DECIMAL or len(digits) > _MAX_DECIMAL:
         return None
-    if d.is_zero():
-        return "0"
-    return format(d.normalize(_WIDE), "f")
+    return format(abs(d) if d.is_zero() else d, "f")
 
 
 def _integer(text: str) -> _Number:
@@ -96,7 +101,7 @@ def _integer(text: str) -> _Number:
 
 
 def _floating(text: str) -> _Number:
-    return _Number(_decimal_text(text) or java_double(float(text)))
+    return _Number(_decimal_text(text) or double_text(java_double(float(text))))
 
 
 def _no_constant(name: str):
@@ -160,8 +165,24 @@ def parse(text: str, allow_duplicate_keys: bool = False) -> str:
     except (json.JSONDecodeError, VariantError, JsonError) as e:
         msg = f"Failed to parse json string: {text} ({getattr(e, 'msg', e)})"
         raise VariantError(msg) from None
-    out = deep_call(write, value)
+    out = deep_call(write, value) + _dictionary(text[start:end])
     return java_utf8(out) if "\\u" in text else out  # a lone surrogate comes only from an escape
+
+
+#: A JSON string, and the ``:`` after it when it is an object's key.
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"(\s*:)?')
+
+
+def _dictionary(document: str) -> str:
+    """The carried key dictionary of a JSON document's text (:mod:`streamsql.core.variant_text`).
+
+    ``""`` without object keys, else the separator and the keys in the order first named, as a JSON
+    array (Flink's variant builder adds a key to its metadata when its parser meets it).
+    """
+    if "{" not in document:
+        return ""
+    keys = dict.fromkeys(json.loads(f'"{m.group(1)}"') for m in _STRING.finditer(document) if m.group(2))
+    return DICTIONARY + "[" + ",".join(_string(k) for k in keys) + "]" if keys else ""
 
 
 def element(text: str, key: str | int):
@@ -173,18 +194,19 @@ def element(text: str, key: str | int):
         VariantError: a key on a value that is not an object, an index on one that is not an array
             (Flink's messages).
     """
+    text, mark, keys = text.partition(DICTIONARY)  # the document's dictionary stays with the value
     value = deep_call(_RAW.decode, text)
     if isinstance(key, str):
         if not isinstance(value, dict):
             msg = ("String key access on variant requires an object variant, but a non-object variant was "
                    "provided.")
             raise VariantError(msg)
-        return deep_call(write, value[key]) if key in value else None
+        return deep_call(write, value[key]) + mark + keys if key in value else None
     if not isinstance(value, list):
         msg = ("Integer index access on variant requires an array variant, but a non-array variant was "
                "provided.")
         raise VariantError(msg)
-    return deep_call(write, value[key - 1]) if 1 <= key <= len(value) else None
+    return deep_call(write, value[key - 1]) + mark + keys if 1 <= key <= len(value) else None
 
 
 def _parse_array(strings: pa.ChunkedArray, flags: pa.ChunkedArray | None, tolerant: bool) -> pa.Array:
@@ -229,8 +251,9 @@ _ELEMENT = {kind: python_call(f"VARIANT_{kind}", _element_array, ("VARCHAR", duc
             for kind, duck in (("KEY", "VARCHAR"), ("INDEX", "BIGINT"))}
 
 _SIGNATURES = (("STRING",), ("STRING", "BOOLEAN"))
-_DIFFERENCES = ("The VARIANT is carried as the text Flink prints it: a number's kind is not kept, so `1` "
-                "and `1.0` (printed alike) are one value here, two in Flink (GROUP BY, `=`; "
+_DIFFERENCES = ("A value keeps its number's kind and its document's key dictionary, as Flink's, but "
+                "not its position: `=` of values accessed from documents compares the values here, the "
+                "documents and positions in Flink (`v[1] = v[2]` of `[1, 1]` is FALSE there; "
                 "[VARIANT](types.md#variant)).")
 
 
