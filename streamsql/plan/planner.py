@@ -69,6 +69,7 @@ from streamsql.plan.expressions import (
     resolve_unbound,
     to_duckdb,
 )
+from streamsql.plan.float_constants import propagated
 from streamsql.plan.group_windows import plan_group_window
 from streamsql.plan.grouping_sets import expand, grouping_calls, grouping_sets, is_grouping_call, name_expand
 from streamsql.plan.having import LIFTED_HAVING, lift_having_subqueries
@@ -270,6 +271,7 @@ class Planner:
     def _select_rows(self, sel: exp.Select) -> tuple[PlanNode, Scope]:
         src = sel.args.get("from_")
         where = sel.args["where"].this if sel.args.get("where") is not None else None
+        written_where = where  # each conjunct holds on every row the block outputs (plan/float_constants.py)
         where, subqueries = split_subquery_conjuncts(where)  # IN / EXISTS hook (plan/subqueries.py)
         sel, where, scalars = split_scalar_subqueries(self, sel, where)  # hook: plan/scalar_subqueries.py
         self._reject_subqueries(sel, where)  # before the join planner compiles ON and WHERE
@@ -297,7 +299,7 @@ class Planner:
         self._reject_modifiers(sel, limit=True)
         check_current_watermark(self, node, scope, [where, *sel.expressions])  # a rowtime's only
         cond = compile_expression(where, scope, "WHERE") if where is not None else None
-        items = self._expand_star(sel.expressions, scope)
+        items = propagated(self._expand_star(sel.expressions, scope), written_where, scope)
         over = plan_over(self, sel, items, node, scope, cond)  # OVER hook (plan/over.py)
         if over is not None:
             return over
