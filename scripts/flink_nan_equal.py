@@ -52,21 +52,26 @@ QUERIES = [
     "SELECT id, d FROM t WHERE d BETWEEN -0.0 AND 0.0", "SELECT id, d FROM t WHERE d IN (0.0, 2.0)",
     "SELECT d, COUNT(*) FROM t WHERE d = 0 GROUP BY d",
     "SELECT id, d, f FROM t WHERE d = 0 AND f = 0",
-    "SELECT d, COUNT(*) FROM t GROUP BY d", "SELECT f, COUNT(*) FROM t GROUP BY f",
+    "SELECT d, COUNT(*) FROM t GROUP BY d", "SELECT CAST(f AS DOUBLE) AS f, COUNT(*) FROM t GROUP BY f",
+    "SELECT d, COUNT(*), SUM(d), MIN(id) FROM t WHERE d = 0 GROUP BY d",
+    "SELECT SUM(d), COUNT(*) FROM t WHERE d = 0",
+    "SELECT id, d FROM t WHERE d BETWEEN 0 AND 0", "SELECT id, d, d * 2 FROM t WHERE 0 = d",
     "SELECT DISTINCT d FROM t",
     "SELECT a.id, b.id FROM t a JOIN t b ON a.d = b.d",
     "SELECT a.id, b.id FROM t a JOIN t b ON a.d = b.d AND a.ts BETWEEN b.ts - INTERVAL '1' HOUR "
     "AND b.ts + INTERVAL '1' HOUR",
     "SELECT a.id, b.id FROM t a LEFT JOIN t b ON a.d = b.d AND a.id <> b.id",
     "SELECT a.id, b.id FROM t a JOIN t b ON a.d = b.d WHERE a.d = 0",
-    "SELECT id, CAST(s AS FLOAT) FROM t", "SELECT id, CAST(s AS DOUBLE) FROM t",
+    "SELECT id, CAST(CAST(s AS FLOAT) AS DOUBLE) FROM t", "SELECT id, CAST(s AS DOUBLE) FROM t",
     "SELECT id, TRY_CAST(s AS DECIMAL(10, 2)) FROM t", "SELECT id, CAST(s AS DECIMAL(10, 2)) FROM t",
     "SELECT id, CAST(d AS DECIMAL(10, 2)) FROM t WHERE id = 3",
     "SELECT id, CAST(d AS DECIMAL(10, 2)) FROM t", "SELECT id, TRY_CAST(d AS DECIMAL(10, 2)) FROM t",
     "SELECT CAST('Infinity' AS FLOAT)", "SELECT CAST('NaN' AS FLOAT)", "SELECT CAST('-Infinity' AS FLOAT)",
     "SELECT CAST('Infinity' AS DOUBLE)", "SELECT CAST('NaN' AS DOUBLE)", "SELECT CAST('-Infinity' AS DOUBLE)",
     "SELECT CAST('NaN' AS DECIMAL(10, 2))", "SELECT TRY_CAST('NaN' AS DECIMAL(10, 2))",
-    "SELECT TRY_CAST('Infinity' AS FLOAT)", "SELECT TRY_CAST('NaN' AS DOUBLE)",
+    "SELECT TRY_CAST('Infinity' AS FLOAT)", "SELECT CAST(' NaN' AS FLOAT)",
+    "SELECT CAST('1e40' AS FLOAT)",
+    "SELECT CAST(CAST('NaN' AS DOUBLE) AS FLOAT)", "SELECT CAST('-0.0' AS FLOAT)", "SELECT TRY_CAST('NaN' AS DOUBLE)",
     "SELECT id FROM t WHERE d = CAST('Infinity' AS FLOAT)", "SELECT id FROM t WHERE d = CAST('NaN' AS FLOAT)",
     "SELECT id FROM t WHERE f = CAST('-Infinity' AS FLOAT)",
     "SELECT id, CASE WHEN d = CAST('NaN' AS DOUBLE) THEN 'y' ELSE 'n' END FROM t",
@@ -92,7 +97,7 @@ def main() -> None:
     for q, a in answers(t, QUERIES).items():
         out["queries"][q] = a
         print(q, a, flush=True)
-    OUT.write_text(json.dumps(out, indent=1) + "\n")
+    OUT.write_text(json.dumps(out, indent=1, default=str) + "\n")  # a Decimal as its text
 
 
 if __name__ == "__main__":

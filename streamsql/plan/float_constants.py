@@ -10,8 +10,11 @@ sign of zero (a ``BigDecimal``), so ``d = -0.0`` gives ``0.0`` too.
 
 :func:`propagated` rewrites the SELECT items of one query block before they are planned; only
 top-level conjuncts ``column = number`` (either side, a sign and a CAST allowed) of that block's
-WHERE are used, and only columns of type DOUBLE / FLOAT are replaced, outside aggregate calls
-(an aggregate's argument is read below the aggregation, where Flink keeps the column).
+WHERE are used (``x IN (v)``, ``x BETWEEN v AND v`` and ``x >= v AND x <= v`` too: Calcite's
+search of one point), and only columns of type DOUBLE / FLOAT are replaced, in a SELECT without
+aggregation. Known gaps: Flink's Calc below an aggregation reads the literal too (``SELECT d,
+COUNT(*) FROM t WHERE d = 0 GROUP BY d`` is one group of the -0.0 and 0.0 rows there, two here),
+and Flink infers ``b.d = 0`` from ``a.d = b.d AND a.d = 0``, joining -0.0 with 0.0.
 """
 
 from __future__ import annotations
@@ -52,12 +55,13 @@ def _conjuncts(where: exp.Expression | None) -> list[exp.Expression]:
 def _constants(where: exp.Expression | None, scope: Scope) -> dict[str, tuple[float, str]]:
     """``{internal name: (value, type name)}`` of the DOUBLE / FLOAT columns WHERE equates to a number."""
     out: dict[str, tuple[float, str]] = {}
+    bounds: dict[str, dict[str, float]] = {}
     for c in _conjuncts(where):
         if isinstance(c, exp.In) and not c.args.get("query") and len(c.expressions) == 1:
             c = exp.EQ(this=c.this, expression=c.expressions[0])  # Calcite: x IN (v) is x = v
-        if not isinstance(c, exp.EQ):
-            continue
-        for col, lit in ((c.this, c.expression), (c.expression, c.this)):
+        if isinstance(c, exp.Between) and _number(c.args["low"]) == _number(c.args["high"]) is not None:
+            c = exp.EQ(this=c.this, expression=c.args["low"])  # a search of one point: x = v
+        for col, lit, op in _sides(c):
             value = _number(lit)
             if not isinstance(col, exp.Column) or value is None or value != value:
                 continue
@@ -65,9 +69,28 @@ def _constants(where: exp.Expression | None, scope: Scope) -> dict[str, tuple[fl
                 resolved = scope.resolve(col)
             except SqlError:
                 continue  # reported where the WHERE compiles
-            if resolved.type.name in _FLOATING:
-                out[resolved.internal] = (value + 0.0, resolved.type.name)  # -0.0 + 0.0 is 0.0
+            if resolved.type.name not in _FLOATING:
+                continue
+            key = resolved.internal
+            if op == "=":
+                out[key] = (value + 0.0, resolved.type.name)  # -0.0 + 0.0 is 0.0
+            elif bounds.setdefault(key, {}).setdefault(op, value) == value and len(bounds[key]) == 2 \
+                    and bounds[key][">="] == bounds[key]["<="]:
+                out.setdefault(key, (value + 0.0, resolved.type.name))  # x >= v AND x <= v: x = v
     return out
+
+
+_FLIPPED = {exp.GTE: "<=", exp.LTE: ">="}
+_OWN = {exp.GTE: ">=", exp.LTE: "<="}
+
+
+def _sides(c: exp.Expression) -> list[tuple[exp.Expression, exp.Expression, str]]:
+    """``(column side, literal side, operator as read from the column)`` of a conjunct, both ways."""
+    if isinstance(c, exp.EQ):
+        return [(c.this, c.expression, "="), (c.expression, c.this, "=")]
+    if type(c) in _OWN:
+        return [(c.this, c.expression, _OWN[type(c)]), (c.expression, c.this, _FLIPPED[type(c)])]
+    return []
 
 
 def propagated(items: list[exp.Expression], where: exp.Expression | None,
@@ -81,7 +104,7 @@ def propagated(items: list[exp.Expression], where: exp.Expression | None,
         return items
 
     def replace(n: exp.Expression) -> exp.Expression:
-        if not isinstance(n, exp.Column) or n.find_ancestor(exp.AggFunc) is not None:
+        if not isinstance(n, exp.Column):
             return n
         try:
             resolved = scope.resolve(n)

@@ -299,7 +299,7 @@ class Planner:
         self._reject_modifiers(sel, limit=True)
         check_current_watermark(self, node, scope, [where, *sel.expressions])  # a rowtime's only
         cond = compile_expression(where, scope, "WHERE") if where is not None else None
-        items = propagated(self._expand_star(sel.expressions, scope), written_where, scope)
+        items = self._expand_star(sel.expressions, scope)
         over = plan_over(self, sel, items, node, scope, cond)  # OVER hook (plan/over.py)
         if over is not None:
             return over
@@ -312,6 +312,7 @@ class Planner:
         if has_agg:
             node, scope = self._aggregate(sel, items, node, scope, cond)
         else:
+            items = propagated(items, written_where, scope)  # WHERE d = 0: SELECT d reads 0, as Calcite
             names = _unique([output_name(i, n) for n, i in enumerate(items)], self.case_renames)
             exprs = [i.unalias() if isinstance(i, exp.Alias) else i for i in items]
             node = self._project(node, list(zip(names, exprs)), cond, scope)
