@@ -1,20 +1,23 @@
-"""``=``, ``<>`` and ``IN`` over a DOUBLE or FLOAT operand in expressions, as Java's ``==`` compares.
+"""``=``, ``<>``, ``IN`` and ``IS [NOT] DISTINCT FROM`` of a DOUBLE / FLOAT, as Java's ``==``.
 
 Flink's generated code compares DOUBLE / FLOAT operands of a filter or projection with Java's
-primitive ``==`` / ``!=``: a NaN equals nothing, another NaN included (``d = CAST('NaN' AS DOUBLE)``
-keeps no row, ``CASE WHEN d = CAST('NaN' AS DOUBLE)`` takes no NaN), and ``-0.0 == 0.0``. DuckDB's ``=`` makes NaN equal
-to NaN, so an operand that is NaN is checked first: ``CASE WHEN isnan(a) OR isnan(b) THEN (CASE
-WHEN a IS NULL OR b IS NULL THEN NULL ELSE FALSE END) ELSE a = b END`` (TRUE for ``<>``; NULL stays
-NULL; ``IS [NOT] DISTINCT FROM`` is NULL-safe, a NaN distinct from a NaN). ``x IN (v, ...)`` is
-Calcite's ``x = v OR ...``: a NaN ``x`` is FALSE (NULL if an item is NULL); a NaN item alone
-matches nothing in DuckDB already. An IN of two or more DECIMAL items (``d IN (0.0, 2.0)``) is Calcite's search of a value set, which Flink compares as
-``Double.compare`` (:func:`.nan_compare.total_order`): a -0.0 matches no item there (a
-DECIMAL has no -0), where ``d = 0.0`` and ``d IN (0.0)`` (Calcite's ``=``) keep it. ``x = x`` is
-Calcite's ``x IS NOT NULL OR NULL`` (TRUE for a NaN too) and ``x <> x`` FALSE: DuckDB's answers. Recorded by
+primitive ``==`` / ``!=``: a NaN equals nothing, another NaN included (``d = CAST('NaN' AS
+DOUBLE)`` keeps no row, ``CASE WHEN d = CAST('NaN' AS DOUBLE)`` takes no NaN), and ``-0.0 ==
+0.0``. DuckDB's ``=`` makes NaN equal to NaN, so an operand that is NaN is checked first: ``CASE
+WHEN isnan(a) OR isnan(b) THEN (CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE FALSE END) ELSE
+a = b END`` (TRUE for ``<>``; NULL stays NULL; ``IS [NOT] DISTINCT FROM`` is NULL-safe, a NaN
+distinct from a NaN).
+
+``x IN (v, ...)`` is Calcite's ``x = v OR ...``: a NaN ``x`` is FALSE (NULL if an item is NULL);
+a NaN item alone matches nothing in DuckDB already. An IN of two or more DECIMAL items (``d IN
+(0.0, 2.0)``) is Calcite's search of a value set, which Flink compares as ``Double.compare``
+(:func:`.nan_compare.total_order`): a -0.0 matches no item there (a DECIMAL has no -0), where
+``d = 0.0`` and ``d IN (0.0)`` (Calcite's ``=``) keep it. ``x = x`` is Calcite's ``x IS NOT NULL
+OR NULL`` (TRUE for a NaN too) and ``x <> x`` FALSE: DuckDB's answers. Recorded by
 ``scripts/flink_nan_equal.py`` (``tests/functions/nan_equal_flink.json``).
 
 Equi-join and grouping keys are not expressions compiled here: they compare the binary rows, as
-Flink's (NaN groups with NaN, -0.0 apart from 0.0).
+Flink's (NaN groups and joins with NaN, -0.0 apart from 0.0).
 """
 
 from __future__ import annotations
