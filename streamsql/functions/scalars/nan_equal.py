@@ -13,7 +13,8 @@ a NaN item alone matches nothing in DuckDB already. An IN of two or more DECIMAL
 (0.0, 2.0)``) is Calcite's search of a value set, which Flink compares as ``Double.compare``
 (:func:`.nan_compare.total_order`): a -0.0 matches no item there (a DECIMAL has no -0), where
 ``d = 0.0`` and ``d IN (0.0)`` (Calcite's ``=``) keep it. ``x = x`` is Calcite's ``x IS NOT NULL
-OR NULL`` (TRUE for a NaN too) and ``x <> x`` FALSE: DuckDB's answers. Recorded by
+OR NULL`` (TRUE for a NaN too) and ``x <> x`` FALSE: DuckDB's answers. ``CASE x WHEN v`` is
+Calcite's ``CASE WHEN x = v``. Recorded by
 ``scripts/flink_nan_equal.py`` (``tests/functions/nan_equal_flink.json``).
 
 Equi-join and grouping keys are not expressions compiled here: they compare the binary rows, as
@@ -56,6 +57,8 @@ def java_equality(n: exp.Expression) -> exp.Expression | None:
             return None
         return template(f"CASE WHEN {' OR '.join(nans)} THEN {nan_answer} ELSE {{0}} {op} {{1}} END",
                         _sql(n.this), _sql(n.expression))
+    if isinstance(n, exp.Case) and n.this is not None and _floating(n.this):
+        return _searched(n)
     if isinstance(n, exp.In) and not n.args.get("query") and n.expressions and _floating(n.this):
         items = [_sql(x) for x in n.expressions]
         listed = ", ".join(f"{{{i + 1}}}" for i in range(len(items)))
@@ -66,3 +69,12 @@ def java_equality(n: exp.Expression) -> exp.Expression | None:
         return template(f"CASE WHEN {unmatched} THEN (CASE WHEN {nulls} THEN NULL ELSE FALSE END) "
                         f"ELSE {{0}} IN ({listed}) END", _sql(n.this), *items)
     return None
+
+
+def _searched(n: exp.Case) -> exp.Expression:
+    """``CASE x WHEN v THEN ...`` as Calcite's ``CASE WHEN x = v THEN ...``, each ``=`` Java's."""
+    ifs = []
+    for branch in n.args.get("ifs") or []:
+        eq = exp.EQ(this=n.this.copy(), expression=branch.this)
+        ifs.append(exp.If(this=java_equality(eq) or eq, true=branch.args["true"]))
+    return exp.Case(ifs=ifs, default=n.args.get("default"))
