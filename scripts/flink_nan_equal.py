@@ -42,6 +42,8 @@ CONDITIONS = [
     "d >= -0.0", "d <= 0.0", "d > -0.0", "d < 0.0", "d = 0.0", "d = -0.0", "d = 0", "d <> 0.0",
     "d IN (0.0, 2.0)", "d IN (-0.0, 2.0)", "f = 0", "f = -0.0", "d >= 0 AND d <= 0",
     "d BETWEEN 0.0 AND 1.5", "d = CAST('-0.0' AS DOUBLE)", "d = -CAST(0 AS DOUBLE)",
+    "d IN (0, 2)", "d > 1.5", "d < 1.5", "f > 1.5", "d IN (1.5, CAST('NaN' AS DOUBLE), 2.0)",
+    "d NOT IN (0.0, 2.0)", "d <> -0.0", "0.0 <= d", "d > 0",
 ]
 #: whole queries, each recorded with its row kinds
 QUERIES = [

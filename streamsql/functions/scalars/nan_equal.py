@@ -9,10 +9,10 @@ a = b END`` (TRUE for ``<>``; NULL stays NULL; ``IS [NOT] DISTINCT FROM`` is NUL
 distinct from a NaN).
 
 ``x IN (v, ...)`` is Calcite's ``x = v OR ...``: a NaN ``x`` is FALSE (NULL if an item is NULL);
-a NaN item alone matches nothing in DuckDB already. An IN of two or more DECIMAL items (``d IN
-(0.0, 2.0)``) is Calcite's search of a value set, which Flink compares as ``Double.compare``
-(:func:`.nan_compare.total_order`): a -0.0 matches no item there (a DECIMAL has no -0), where
-``d = 0.0`` and ``d IN (0.0)`` (Calcite's ``=``) keep it. ``x = x`` is Calcite's ``x IS NOT NULL
+a NaN item alone matches nothing in DuckDB already. An IN of two or more exact number literals
+(``d IN (0.0, 2.0)``, ``d IN (0, 2)``) is Calcite's search of a value set, which Flink compares
+as ``Double.compare`` (:func:`.nan_compare.total_order`): a -0.0 matches no item there (its
+points have no -0), where ``d = 0.0`` and ``d IN (0.0)`` (Calcite's ``=``) keep it. ``x = x`` is Calcite's ``x IS NOT NULL
 OR NULL`` (TRUE for a NaN too) and ``x <> x`` FALSE: DuckDB's answers. ``CASE x WHEN v`` is
 Calcite's ``CASE WHEN x = v``. Recorded by
 ``scripts/flink_nan_equal.py`` (``tests/functions/nan_equal_flink.json``).
@@ -25,12 +25,20 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from streamsql.functions.scalars.nan_compare import _decimal, _floating
-from streamsql.functions.scalars.registry import template
+from streamsql.functions.scalars.nan_compare import _floating
+from streamsql.functions.scalars.reduced import REDUCED
+from streamsql.functions.scalars.registry import template, type_of
 
+_EXACT = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL")
 _EQUALITY = {exp.EQ: ("=", "FALSE"), exp.NEQ: ("<>", "TRUE")}
 #: IS [NOT] DISTINCT FROM: NULL-safe, and a NaN is distinct from everything (Java's ``==``)
 _DISTINCT = {exp.NullSafeEQ: ("IS NOT DISTINCT FROM", "FALSE"), exp.NullSafeNEQ: ("IS DISTINCT FROM", "TRUE")}
+
+
+def _exact(n: exp.Expression) -> bool:
+    """Whether ``n`` is a constant of an exact number type (INT, DECIMAL, ...): a Sarg's point."""
+    t = type_of(n)
+    return t is not None and t.name in _EXACT and bool(n.meta.get(REDUCED))
 
 
 def _sql(x: exp.Expression) -> str:
@@ -64,7 +72,7 @@ def java_equality(n: exp.Expression) -> exp.Expression | None:
         listed = ", ".join(f"{{{i + 1}}}" for i in range(len(items)))
         nulls = " OR ".join(f"{{{i + 1}}} IS NULL" for i in range(len(items)))
         unmatched = "isnan({0})"
-        if len(items) > 1 and all(_decimal(x) for x in n.expressions):  # a Sarg: Double.compare
+        if len(items) > 1 and all(_exact(x) for x in n.expressions):  # a Sarg: Double.compare
             unmatched += " OR ({0} = 0 AND signbit({0}))"
         return template(f"CASE WHEN {unmatched} THEN (CASE WHEN {nulls} THEN NULL ELSE FALSE END) "
                         f"ELSE {{0}} IN ({listed}) END", _sql(n.this), *items)
