@@ -13,8 +13,8 @@ a NaN item alone matches nothing in DuckDB already. An IN of two or more exact n
 (``d IN (0.0, 2.0)``, ``d IN (0, 2)``) is Calcite's search of a value set, which Flink compares
 as ``Double.compare`` (:func:`.nan_compare.total_order`): a -0.0 matches no item there (its
 points have no -0), where ``d = 0.0`` and ``d IN (0.0)`` (Calcite's ``=``) keep it. ``x = x``
-is Calcite's ``x IS NOT NULL OR NULL`` (TRUE for a NaN too) and ``x <> x`` FALSE: DuckDB's answers. ``CASE x WHEN v`` is
-Calcite's ``CASE WHEN x = v``. Recorded by
+is Calcite's ``x IS NOT NULL OR NULL`` (TRUE for a NaN too) and ``x <> x`` FALSE: DuckDB's
+answers. ``CASE x WHEN v`` is Calcite's ``CASE WHEN x = v``. Recorded by
 ``scripts/flink_nan_equal.py`` (``tests/functions/nan_equal_flink.json``).
 
 Equi-join and grouping keys are not expressions compiled here: they compare the binary rows, as
