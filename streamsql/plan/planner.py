@@ -69,6 +69,7 @@ from streamsql.plan.expressions import (
     resolve_unbound,
     to_duckdb,
 )
+from streamsql.plan.float_constants import propagated
 from streamsql.plan.group_windows import plan_group_window
 from streamsql.plan.grouping_sets import expand, grouping_calls, grouping_sets, is_grouping_call, name_expand
 from streamsql.plan.having import LIFTED_HAVING, lift_having_subqueries
@@ -272,6 +273,7 @@ class Planner:
     def _select_rows(self, sel: exp.Select) -> tuple[PlanNode, Scope]:
         src = sel.args.get("from_")
         where = sel.args["where"].this if sel.args.get("where") is not None else None
+        written_where = where  # each conjunct holds on every row the block outputs (plan/float_constants.py)
         where, subqueries = split_subquery_conjuncts(where)  # IN / EXISTS hook (plan/subqueries.py)
         sel, where, scalars = split_scalar_subqueries(self, sel, where)  # hook: plan/scalar_subqueries.py
         self._reject_subqueries(sel, where)  # before the join planner compiles ON and WHERE
@@ -315,6 +317,7 @@ class Planner:
         if has_agg:
             node, scope = self._aggregate(sel, items, node, scope, cond)
         else:
+            items = propagated(items, written_where, scope)  # WHERE d = 0: SELECT d reads 0, as Calcite
             names = _unique([output_name(i, n) for n, i in enumerate(items)], self.case_renames)
             exprs = [i.unalias() if isinstance(i, exp.Alias) else i for i in items]
             node = self._project(node, list(zip(names, exprs)), cond, scope)

@@ -164,6 +164,7 @@ def _visit(n: exp.Expression) -> exp.Expression:
     if n.meta.get(reduced.REDUCED):  # a constant Flink's planner turns into a literal
         out = reduced.as_literal(out, t)
         reduced.check_year(n, out, t)
+        reduced.check_float(n, out, t)
     out.meta[TYPE] = t
     return out
 

@@ -67,6 +67,7 @@ from streamsql.functions.scalars.intervals import (
 )
 from streamsql.functions.scalars.json_functions import is_json
 from streamsql.functions.scalars.nan_compare import NEGATED, java_comparison
+from streamsql.functions.scalars.nan_equal import java_equality
 from streamsql.functions.scalars.operand_types import SELF_ORDER, SELF_ORDER_KEY
 from streamsql.functions.scalars.registry import (
     Arg,
@@ -157,6 +158,8 @@ def binary_type(n: exp.Expression) -> SqlType | None:
 def compile_operator(n: exp.Expression, t: SqlType | None) -> tuple[exp.Expression, SqlType | None]:
     """The DuckDB form of an operator node whose children are compiled, and its type ``t``."""
     nan_aware = java_comparison(n)  # a comparison of a DOUBLE / FLOAT: Java's NaN
+    if nan_aware is None:
+        nan_aware = java_equality(n)
     if nan_aware is not None:
         return nan_aware, t
     if isinstance(n, exp.Not) and NEGATED in n.this.meta:  # NOT BETWEEN of a DOUBLE / FLOAT
