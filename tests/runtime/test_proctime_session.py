@@ -61,7 +61,8 @@ def _ms(value: dt.datetime) -> int:
 def _open(backend, workdir, clock, keyed=True):
     inner = SessionTableFunctionOperator(WindowSpec("SESSION", gap=GAP, proctime=True, zone="UTC"), 2,
                                          [0] if keyed else [], SCHEMA, OUT)
-    return open_operator(ProcessingTimeOperator(inner, 2), backend, workdir, "session-tvf-1", clock=clock)
+    op = ProcessingTimeOperator(inner, 2, stamped=(2, len(OUT) - 1))  # as runtime/builder.py: proc, window_time
+    return open_operator(op, backend, workdir, "session-tvf-1", clock=clock)
 
 
 def _batch(rows):

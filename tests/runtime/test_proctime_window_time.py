@@ -1,0 +1,114 @@
+"""``window_time`` of processing-time windows: the processing time of the emission, as Flink 2.3.
+
+Over ``proc AS PROCTIME()``, Flink 2.3 keeps a window's ``window_time`` (TVF rows, window
+aggregates, the legacy ``TUMBLE_PROCTIME``) a processing-time attribute and materializes it
+(``PROCTIME_MATERIALIZE``) where it is read: its value is the processing time then, not
+``window_end - 1`` (``scripts/flink_proctime_window_time.py`` records it to
+``proctime_window_time_flink.json``). So here too: the operators, built from planned queries, run on
+an injected clock (exact times), and jobs on the real broker are compared with Flink's recording
+(the relation of ``window_time`` to the windows and to the time the row was received).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from streamsql.core.elements import Batch
+from tests.runtime.harness import open_operator
+from tests.runtime.oracle import make_env
+from tests.runtime.test_proctime import BASE, Clock
+
+RECORDED = Path(__file__).parent / "proctime_window_time_flink.json"
+FLINK = json.loads(RECORDED.read_text()) if RECORDED.exists() else {"columns": "k STRING, v INT, proc AS PROCTIME()"}
+TVF = {"TUMBLE": "INTERVAL '2' SECOND", "HOP": "INTERVAL '1' SECOND, INTERVAL '2' SECOND",
+       "CUMULATE": "INTERVAL '1' SECOND, INTERVAL '2' SECOND"}
+
+
+def _tvf(kind: str) -> str:
+    return f"TABLE({kind}(TABLE ev, DESCRIPTOR(proc), {TVF[kind]}))"
+
+
+@pytest.fixture
+def env(tmp_path):
+    (tmp_path / "in.json").write_text(json.dumps({"k": "a", "v": 1}) + "\n")
+    env = make_env(tmp_path)
+    env.execute_sql("SET 'table.local-time-zone' = 'UTC'")
+    env.execute_sql(f"CREATE TABLE ev ({FLINK['columns']}) WITH ('connector' = 'filesystem', "
+                    f"'path' = '{tmp_path / 'in.json'}', 'format' = 'json')")
+    yield env
+    env.close()
+
+
+def _ms(value: dt.datetime) -> int:
+    return round(value.timestamp() * 1000)
+
+
+def _operator(env, sql: str, workdir: Path, clock: Clock):
+    """The plan's window operator (TVF or window aggregate) as the job builds it, opened on ``clock``."""
+    from streamsql.plan.nodes import walk
+    from streamsql.plan.planner import Planner
+    from streamsql.plan.windows import SessionTableFunctionNode, WindowAggNode, WindowTableFunctionNode
+    from streamsql.runtime.builder import create_operator
+    from streamsql.sql.parser import parse_statement
+
+    root = Planner(env.catalog, env.config, sql).plan_query(parse_statement(sql))
+    node = next(n for n in walk([root])
+                if isinstance(n, (WindowAggNode, WindowTableFunctionNode, SessionTableFunctionNode)))
+    op, backend = open_operator(create_operator(node), "hashmap", workdir, "window-1", clock=clock)
+    schema = node.inputs[0].schema
+    rows = {f.name: [None] * 2 for f in schema}
+    rows.update({n: ["a", "a"] for n in schema.names if n == "k"})
+    return op, backend, Batch(pa.Table.from_pydict(rows, schema=schema)), node
+
+
+@pytest.mark.parametrize("sql", [
+    *(f"SELECT k, window_start, window_end, window_time, COUNT(*) AS n FROM {_tvf(kind)} "
+      "GROUP BY k, window_start, window_end, window_time" for kind in TVF),
+    "SELECT k, window_start, window_end, window_time, COUNT(*) AS n FROM TABLE(SESSION(TABLE ev PARTITION BY k, "
+    "DESCRIPTOR(proc), INTERVAL '2' SECOND)) GROUP BY k, window_start, window_end, window_time",
+    "SELECT k, TUMBLE_PROCTIME(proc, INTERVAL '2' SECOND) AS wt, COUNT(*) AS n FROM ev "
+    "GROUP BY k, TUMBLE(proc, INTERVAL '2' SECOND)",
+    "SELECT k, SESSION_PROCTIME(proc, INTERVAL '2' SECOND) AS wt, COUNT(*) AS n FROM ev "
+    "GROUP BY k, SESSION(proc, INTERVAL '2' SECOND)",
+])
+def test_window_aggregate_window_time_is_the_firing_time(env, tmp_path, sql):
+    """Rows arriving at 0.3 s; the clock's next tick after the window's end is at 2.7 s (4.7 s for
+    the session: 0.3 s + gap): the window's row carries that tick's time as window_time, not
+    window_end - 1 (was 1.999 s)."""
+    clock = Clock(BASE + 300)
+    op, backend, batch, node = _operator(env, sql, tmp_path / "w", clock)
+    assert op.process_batch(batch, 0) == []
+    fired_at = BASE + (4700 if "SESSION" in sql else 2700)
+    clock.now = fired_at
+    out = [r for el in op.on_tick() if isinstance(el, Batch) for r in el.table.to_pylist()]
+    backend.close()
+    assert out, sql
+    we, wt = node.schema.names[node.num_keys + 1:node.num_keys + 3]  # keys, start, end, time, aggregates
+    for row in out:
+        assert _ms(row[we]) - 1 < fired_at
+        assert _ms(row[wt]) == fired_at, row
+
+
+@pytest.mark.parametrize("kind", [*TVF, "SESSION"])
+def test_window_tvf_rows_window_time_is_their_emission(env, tmp_path, kind):
+    """TUMBLE / HOP / CUMULATE rows go out at their arrival (0.3 s): window_time and proc are that
+    time (was window_end - 1); a SESSION's rows go out when it closes (4.7 s): both that time."""
+    clock = Clock(BASE + 300)
+    tvf = _tvf(kind) if kind in TVF else "TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(proc), INTERVAL '2' SECOND))"
+    op, backend, batch, _ = _operator(env, f"SELECT * FROM {tvf}", tmp_path / "w", clock)
+    out = op.process_batch(batch, 0)
+    if kind == "SESSION":
+        clock.now = BASE + 4700
+        out += op.on_tick()
+    rows = [r for el in out if isinstance(el, Batch) for r in el.table.to_pylist()]
+    backend.close()
+    emitted = BASE + (4700 if kind == "SESSION" else 300)
+    assert len(rows) == {"TUMBLE": 2, "HOP": 4, "CUMULATE": 4, "SESSION": 2}[kind]  # windows x 2 rows
+    for row in rows:
+        assert (_ms(row["window_time"]), _ms(row["proc"])) == (emitted, emitted), row
+        assert _ms(row["window_start"]) <= BASE + 300 < _ms(row["window_end"]), row
