@@ -1,4 +1,4 @@
-"""Record what Apache Flink 2.3 gives for ``window_time`` (and the ``PROCTIME()`` column) of processing-time windows.
+"""Record Apache Flink 2.3's ``window_time`` (and ``PROCTIME()`` column) of processing-time windows.
 
 Over ``proc AS PROCTIME()`` a window TVF's ``window_time``, a window aggregate's ``window_time``
 and the legacy ``TUMBLE_PROCTIME(proc, ...)`` are processing-time attributes in Flink 2.3: the
@@ -62,18 +62,21 @@ SCENARIOS = [
      "query": f"SELECT k, window_start, window_end, window_time, COUNT(*) AS n FROM {_tvf('TUMBLE')} "
               "GROUP BY k, window_start, window_end"},
     {"name": "legacy_tumble",
-     "query": "SELECT k, TUMBLE_START(proc, INTERVAL '2' SECOND) AS ws, TUMBLE_END(proc, INTERVAL '2' SECOND) AS we, "
-              "TUMBLE_PROCTIME(proc, INTERVAL '2' SECOND) AS wt, COUNT(*) AS n, "
-              "TYPEOF(TUMBLE_PROCTIME(proc, INTERVAL '2' SECOND)) AS twt FROM ev GROUP BY k, TUMBLE(proc, INTERVAL '2' SECOND)"},
+     "query": "SELECT k, TUMBLE_START(proc, INTERVAL '2' SECOND) AS ws, "
+              "TUMBLE_END(proc, INTERVAL '2' SECOND) AS we, TUMBLE_PROCTIME(proc, INTERVAL '2' SECOND) AS wt,"
+              " "
+              "COUNT(*) AS n, TYPEOF(TUMBLE_PROCTIME(proc, INTERVAL '2' SECOND)) AS twt FROM ev "
+              "GROUP BY k, TUMBLE(proc, INTERVAL '2' SECOND)"},
     {"name": "legacy_tumble_rowtime",
      "query": "SELECT k, TUMBLE_ROWTIME(proc, INTERVAL '2' SECOND) AS wt, COUNT(*) AS n FROM ev "
               "GROUP BY k, TUMBLE(proc, INTERVAL '2' SECOND)"},
     {"name": "top_n_over_tvf_rows",
-     "query": "SELECT k, v, window_start, window_end, window_time FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k "
-              f"ORDER BY v DESC) AS rn FROM {_tvf('TUMBLE')}) WHERE rn <= 1"},
+     "query": "SELECT k, v, window_start, window_end, window_time FROM (SELECT *, ROW_NUMBER() "
+              f"OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM {_tvf('TUMBLE')}) WHERE rn <= 1"},
     {"name": "window_top_n",
-     "query": "SELECT k, v, window_start, window_end, window_time FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "
-              f"window_start, window_end ORDER BY v DESC) AS rn FROM {_tvf('TUMBLE')}) WHERE rn <= 1"},
+     "query": "SELECT k, v, window_start, window_end, window_time FROM (SELECT *, ROW_NUMBER() "
+              f"OVER (PARTITION BY window_start, window_end ORDER BY v DESC) AS rn FROM {_tvf('TUMBLE')}) "
+              "WHERE rn <= 1"},
 ]
 RUNS = 1
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -24,9 +26,10 @@ from tests.runtime.oracle import make_env
 from tests.runtime.test_proctime import BASE, Clock
 
 RECORDED = Path(__file__).parent / "proctime_window_time_flink.json"
-FLINK = json.loads(RECORDED.read_text()) if RECORDED.exists() else {"columns": "k STRING, v INT, proc AS PROCTIME()"}
+FLINK = json.loads(RECORDED.read_text())
 TVF = {"TUMBLE": "INTERVAL '2' SECOND", "HOP": "INTERVAL '1' SECOND, INTERVAL '2' SECOND",
        "CUMULATE": "INTERVAL '1' SECOND, INTERVAL '2' SECOND"}
+SESSION = "TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(proc), INTERVAL '2' SECOND))"
 
 
 def _tvf(kind: str) -> str:
@@ -69,8 +72,8 @@ def _operator(env, sql: str, workdir: Path, clock: Clock):
 @pytest.mark.parametrize("sql", [
     *(f"SELECT k, window_start, window_end, window_time, COUNT(*) AS n FROM {_tvf(kind)} "
       "GROUP BY k, window_start, window_end, window_time" for kind in TVF),
-    "SELECT k, window_start, window_end, window_time, COUNT(*) AS n FROM TABLE(SESSION(TABLE ev PARTITION BY k, "
-    "DESCRIPTOR(proc), INTERVAL '2' SECOND)) GROUP BY k, window_start, window_end, window_time",
+    f"SELECT k, window_start, window_end, window_time, COUNT(*) AS n FROM {SESSION} "
+    "GROUP BY k, window_start, window_end, window_time",
     "SELECT k, TUMBLE_PROCTIME(proc, INTERVAL '2' SECOND) AS wt, COUNT(*) AS n FROM ev "
     "GROUP BY k, TUMBLE(proc, INTERVAL '2' SECOND)",
     "SELECT k, SESSION_PROCTIME(proc, INTERVAL '2' SECOND) AS wt, COUNT(*) AS n FROM ev "
@@ -99,7 +102,7 @@ def test_window_tvf_rows_window_time_is_their_emission(env, tmp_path, kind):
     """TUMBLE / HOP / CUMULATE rows go out at their arrival (0.3 s): window_time and proc are that
     time (was window_end - 1); a SESSION's rows go out when it closes (4.7 s): both that time."""
     clock = Clock(BASE + 300)
-    tvf = _tvf(kind) if kind in TVF else "TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(proc), INTERVAL '2' SECOND))"
+    tvf = _tvf(kind) if kind in TVF else SESSION
     op, backend, batch, _ = _operator(env, f"SELECT * FROM {tvf}", tmp_path / "w", clock)
     out = op.process_batch(batch, 0)
     if kind == "SESSION":
@@ -112,3 +115,102 @@ def test_window_tvf_rows_window_time_is_their_emission(env, tmp_path, kind):
     for row in rows:
         assert (_ms(row["window_time"]), _ms(row["proc"])) == (emitted, emitted), row
         assert _ms(row["window_start"]) <= BASE + 300 < _ms(row["window_end"]), row
+
+
+# -- against Flink 2.3's recording, on the real broker ---------------------------------------------
+
+LATENCY = 1500  # ms: a burst's rows reach the window operator within this of its sending (both engines)
+SHAPES = {"tumble_rows": "rows", "hop_rows": "rows", "cumulate_rows": "rows", "tumble_agg": "agg",
+          "hop_agg": "agg", "cumulate_agg": "agg", "tumble_agg_no_wt_group": "agg", "legacy_tumble": "agg",
+          "top_n_over_tvf_rows": "top_n"}
+
+
+def _typeof_free(query: str) -> str:
+    """``query`` without its ``TYPEOF(...) AS x`` items (not supported over these columns here)."""
+    return re.sub(r", TYPEOF\((?:[^()]|\([^()]*\))*\) AS \w+", "", query)
+
+
+def normalized(name: str, rows: list[list], sent: list[int]) -> set[tuple]:
+    """A run's rows (``[kind, received ms, cell, ...]``) as what does not depend on the run's timing.
+
+    Each row's window_time is checked against the run's times: TVF rows (and a Top-N over them)
+    carry their arrival (window_time within the window, equal to ``proc``, within
+    :data:`LATENCY` of its burst's sending), a window aggregate's row its firing (window_time at
+    or after ``window_end - 1``, within :data:`LATENCY`, not after the row was received). What
+    is left: the rows' keys and values (with their burst) or the windows' counts.
+    """
+    from tests.runtime.test_proctime_session import _burst, _final, _instant
+
+    out = set()
+    for row in _final([[kind, *cells] for kind, _, *cells in rows]):
+        k = row[0]
+        if k in ("w", "z"):
+            continue
+        received = next(r[1] for r in rows if tuple(r[2:]) == row)
+        if SHAPES[name] == "agg":
+            ws, we, wt, n = (_instant(c) if i < 3 else c for i, c in enumerate(row[1:5]))
+            assert 0 <= wt - (we - 1) < LATENCY and wt <= received + 5, (name, row)
+            out.add((k, n))
+            continue
+        v, ws, we, wt = row[1], _instant(row[2]), _instant(row[3]), _instant(row[4])
+        assert ws <= wt < we, (name, row)
+        if SHAPES[name] == "rows":
+            assert abs(_instant(row[5]) - wt) <= 5, (name, row)
+        out.add((k, v, _burst(wt, sent)))
+    return out
+
+
+def test_recorded_flink_window_times_read_as_meant():
+    """Flink's recording: rows carry their arrival, aggregates their firing; the windows' counts."""
+    got = {name: normalized(name, s["runs"][0]["rows"], s["runs"][0]["sent"])
+           for name, s in FLINK["scenarios"].items() if name in SHAPES and s["runs"]}
+    rows = {("a", 1, 0), ("b", 2, 0), ("a", 3, 0), ("a", 4, 1)}
+    assert got == {"tumble_rows": rows, "hop_rows": rows, "cumulate_rows": rows,
+                   "tumble_agg": {("a", 2), ("b", 1), ("a", 1)}, "hop_agg": {("a", 2), ("b", 1), ("a", 1)},
+                   "cumulate_agg": {("a", 2), ("b", 1), ("a", 1)},
+                   "tumble_agg_no_wt_group": {("a", 2), ("b", 1), ("a", 1)},
+                   "legacy_tumble": {("a", 2), ("b", 1), ("a", 1)},
+                   "top_n_over_tvf_rows": {("a", 4, 1), ("b", 2, 0)}}
+
+
+def test_kafka_window_times_as_flink(kafka_bootstrap, kafka_topic_factory, tmp_path):
+    """Every recorded query (its TYPEOF items left out), as jobs over one topic written in the
+    recording's bursts: the same rows and window counts, each window_time in the same relation to
+    the windows and the clock as Flink's (:func:`normalized`)."""
+    from confluent_kafka import Producer
+
+    from tests.runtime.test_proctime_session import _write_bursts
+
+    topic = kafka_topic_factory("proctwt36")
+    producer = Producer({"bootstrap.servers": kafka_bootstrap, "linger.ms": 0})
+    producer.produce(topic, json.dumps({"k": "w", "v": 0}).encode())
+    producer.flush(10)
+    env = make_env(tmp_path)
+    env.execute_sql("SET 'table.local-time-zone' = 'UTC'")
+    env.execute_sql("SET 'pipeline.auto-watermark-interval' = '50 ms'")
+    env.execute_sql(f"CREATE TABLE ev ({FLINK['columns']}) WITH ('connector' = 'kafka', 'topic' = '{topic}', "
+                    f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json', "
+                    "'scan.startup.mode' = 'earliest-offset')")
+    scenarios = {name: s for name, s in FLINK["scenarios"].items() if name in SHAPES and s["runs"]}
+    results = {name: env.execute_sql(_typeof_free(s["query"])) for name, s in scenarios.items()}
+    rows: dict[str, list] = {name: [] for name in scenarios}
+    iters = {name: iter(r.collect(timeout=60)) for name, r in results.items()}
+
+    def read_until(name: str, key: str) -> None:
+        while not rows[name] or rows[name][-1][2] != key:
+            kind, row = next(iters[name])
+            rows[name].append([kind.short, round(time.time() * 1000), *row])
+
+    sent: list[int] = []
+    try:
+        for name in scenarios:  # every job has read the warm-up row (its window came out)
+            read_until(name, "w")
+        _write_bursts(producer, topic, sent, FLINK["bursts"])
+        for name in scenarios:
+            read_until(name, "z")
+    finally:
+        for r in results.values():
+            r.job.cancel()
+    for name, s in scenarios.items():
+        flink = s["runs"][0]
+        assert normalized(name, rows[name], sent) == normalized(name, flink["rows"], flink["sent"]), name

@@ -36,6 +36,7 @@ Output is insert-only, as the inner operator's.
 from __future__ import annotations
 
 import dataclasses
+
 import pyarrow as pa
 
 from streamsql.core.elements import Batch, Element, Watermark
