@@ -216,4 +216,5 @@ def test_kafka_window_times_as_flink(kafka_bootstrap, kafka_topic_factory, tmp_p
         for r in results.values():
             r.job.cancel()
     got = {name: normalized(name, rows[name], sent) for name in scenarios}
-    assert got == {name: normalized(name, s["runs"][0]["rows"], s["runs"][0]["sent"]) for name, s in scenarios.items()}
+    runs = {name: s["runs"][0] for name, s in scenarios.items()}
+    assert got == {name: normalized(name, run["rows"], run["sent"]) for name, run in runs.items()}
