@@ -218,3 +218,17 @@ def test_kafka_window_times_as_flink(kafka_bootstrap, kafka_topic_factory, tmp_p
     got = {name: normalized(name, rows[name], sent) for name in scenarios}
     runs = {name: s["runs"][0] for name, s in scenarios.items()}
     assert got == {name: normalized(name, run["rows"], run["sent"]) for name, run in runs.items()}
+
+
+@recorded
+def test_describe_marks_window_time_as_flink(env):
+    """DESCRIBE of a view over each recorded query (its TYPEOF items left out): Flink's name, type
+    (``TIMESTAMP_LTZ(3) *PROCTIME*`` for a processing-time window's window_time) and null columns."""
+    got, want = {}, {}
+    for name, s in FLINK["scenarios"].items():
+        if "describe" not in s:
+            continue
+        env.execute_sql(f"CREATE TEMPORARY VIEW v_{name} AS {_typeof_free(s['query'])}")
+        got[name] = [list(r)[:3] for r in env.execute_sql(f"DESCRIBE v_{name}").rows]
+        want[name] = [r for r in s["describe"] if r[0] not in ("twt", "tp")]  # not the TYPEOF items
+    assert got == want
