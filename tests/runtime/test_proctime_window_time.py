@@ -219,10 +219,12 @@ def test_describe_marks_window_time_as_flink(env):
     window's time ``TIMESTAMP_LTZ(3) *PROCTIME*`` (not null), as the PROCTIME() column passed on.
 
     Not compared: the null column of window_start, window_end and COUNT(*), NOT NULL in Flink,
-    nullable here (docs/processing-time.md)."""
+    nullable here, and the Top-N's window_time, which Flink still marks ``*PROCTIME*`` after the
+    (updating) Top-N and StreamSQL does not, as after an aggregation or a join
+    (docs/processing-time.md)."""
     got, want = {}, {}
     for name, s in FLINK["scenarios"].items():
-        if "describe" not in s:
+        if "describe" not in s or name == "top_n_over_tvf_rows":
             continue
         env.execute_sql(f"CREATE TEMPORARY VIEW v_{name} AS {s['describe_query']}")
         rows = env.execute_sql(f"DESCRIBE v_{name}").rows
