@@ -11,7 +11,8 @@ written at their offsets (seconds after that), the last one the sentinel (key ``
 cancelled when the sentinel's row came out.
 
 Per scenario the record has the ``query``, Flink's optimized ``plan`` (or ``flink_error``), the
-``describe`` rows of ``DESCRIBE`` of a view over the query (name, type, null), and ``runs``: per
+``describe`` rows of ``DESCRIBE`` of a view over ``describe_query`` (the query without the casts
+:data:`CAST` adds for PyFlink's collect; name, type, null), and ``runs``: per
 run the bursts' send times (``sent``, epoch ms) and the rows (``[kind, received, cell, ...]``,
 ``received`` the epoch ms when the collecting client got the row, timestamps as ``YYYY-MM-DD
 hh:mm:ss.fff`` in UTC, the session zone). Writes ``tests/runtime/proctime_window_time_flink.json``,

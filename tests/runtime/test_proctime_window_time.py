@@ -25,9 +25,8 @@ from tests.runtime.oracle import make_env
 from tests.runtime.test_proctime import BASE, Clock
 
 RECORDED = Path(__file__).parent / "proctime_window_time_flink.json"
-FLINK = json.loads(RECORDED.read_text()) if RECORDED.exists() else None  # None: not recorded yet
-COLUMNS = "k STRING, v INT, proc AS PROCTIME()"  # as the recording's
-recorded = pytest.mark.skipif(FLINK is None, reason="scripts/flink_proctime_window_time.py has not run")
+FLINK = json.loads(RECORDED.read_text())
+COLUMNS = FLINK["columns"]
 TVF = {"TUMBLE": "INTERVAL '2' SECOND", "HOP": "INTERVAL '1' SECOND, INTERVAL '2' SECOND",
        "CUMULATE": "INTERVAL '1' SECOND, INTERVAL '2' SECOND"}
 SESSION = "TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(proc), INTERVAL '2' SECOND))"
@@ -161,7 +160,6 @@ def normalized(name: str, rows: list[list], sent: list[int]) -> set[tuple]:
     return out
 
 
-@recorded
 def test_recorded_flink_window_times_read_as_meant():
     """Flink's recording: rows carry their arrival, aggregates their firing; the windows' counts."""
     got = {name: normalized(name, s["runs"][0]["rows"], s["runs"][0]["sent"])
@@ -174,7 +172,6 @@ def test_recorded_flink_window_times_read_as_meant():
                    "top_n_over_tvf_rows": {("a", 4), ("b", 2)}}
 
 
-@recorded
 def test_kafka_window_times_as_flink(kafka_bootstrap, kafka_topic_factory, tmp_path):
     """Every recorded query (window_time and proc cast to TIMESTAMP(3), the UTC wall clock, as
     PyFlink can only collect them so), as jobs over one topic written in the
@@ -219,7 +216,6 @@ def test_kafka_window_times_as_flink(kafka_bootstrap, kafka_topic_factory, tmp_p
     assert got == {name: normalized(name, run["rows"], run["sent"]) for name, run in runs.items()}
 
 
-@recorded
 def test_describe_marks_window_time_as_flink(env):
     """DESCRIBE of a view over each recorded query (bare, not cast): Flink's names and types, the
     window's time ``TIMESTAMP_LTZ(3) *PROCTIME*`` (not null), as the PROCTIME() column passed on.
