@@ -156,13 +156,15 @@ def _window_agg(node: WindowAggNode) -> Operator:
     """The session or the aligned (TUMBLE/HOP/CUMULATE, slicing) window aggregate."""
     cls = SessionWindowAggOperator if node.spec.kind == "SESSION" else SlicingWindowAggOperator
     op = cls(node.spec, node.num_keys, node.ts_index, node.aggs, node.inputs[0].schema, node.schema)
-    return ProcessingTimeOperator(op, node.ts_index) if node.spec.proctime else op
+    if not node.spec.proctime:
+        return op
+    return ProcessingTimeOperator(op, node.ts_index, stamped=(node.num_keys + 2,))  # its window_time
 
 
 def _window_tvf(node: WindowTableFunctionNode) -> Operator:
     ts_index = node.inputs[0].schema.get_field_index(node.rowtime)
     op = WindowTableFunctionOperator(node.spec, ts_index, node.schema)
-    return ProcessingTimeOperator(op, ts_index) if node.spec.proctime else op
+    return ProcessingTimeOperator(op, ts_index, stamped=(len(node.schema) - 1,)) if node.spec.proctime else op
 
 
 def _session_tvf(node: SessionTableFunctionNode) -> Operator:
@@ -170,7 +172,9 @@ def _session_tvf(node: SessionTableFunctionNode) -> Operator:
     ts_index = node.inputs[0].schema.get_field_index(node.rowtime)
     op = SessionTableFunctionOperator(node.spec, ts_index, node.key_indices(), node.inputs[0].schema,
                                       node.schema)
-    return ProcessingTimeOperator(op, ts_index) if node.spec.proctime else op
+    if not node.spec.proctime:
+        return op
+    return ProcessingTimeOperator(op, ts_index, stamped=(ts_index, len(node.schema) - 1))  # proc, window_time
 
 
 def _group_agg(node: plan.GroupAggNode) -> Operator:

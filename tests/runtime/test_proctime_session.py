@@ -61,7 +61,8 @@ def _ms(value: dt.datetime) -> int:
 def _open(backend, workdir, clock, keyed=True):
     inner = SessionTableFunctionOperator(WindowSpec("SESSION", gap=GAP, proctime=True, zone="UTC"), 2,
                                          [0] if keyed else [], SCHEMA, OUT)
-    return open_operator(ProcessingTimeOperator(inner, 2), backend, workdir, "session-tvf-1", clock=clock)
+    op = ProcessingTimeOperator(inner, 2, stamped=(2, len(OUT) - 1))  # as builder.py: proc, window_time
+    return open_operator(op, backend, workdir, "session-tvf-1", clock=clock)
 
 
 def _batch(rows):
@@ -210,9 +211,10 @@ def test_normalized_flink_answers_are_the_bursts_sessions():
                    ("a", 9, 4, 4): 1}
 
 
-def _write_bursts(producer, topic: str, sent: list[int]) -> None:
+def _write_bursts(producer, topic: str, sent: list[int], bursts: list | None = None) -> None:
+    """Write ``bursts`` (default: the recording's, ``[offset s, [[k, v], ...]]``), send times to ``sent``."""
     start = time.time()
-    for offset, rows in FLINK["bursts"]:
+    for offset, rows in bursts or FLINK["bursts"]:
         time.sleep(max(0.0, start + offset - time.time()))
         sent.append(round(time.time() * 1000))
         for k, v in rows:

@@ -16,6 +16,12 @@ operators use their processing-time timer service:
   ``end - 1``. ROWS frames and UNBOUNDED PRECEDING OVER aggregates fire at once, in the batch
   (Flink's ``ProcTimeRowsBoundedPrecedingFunction`` and ``ProcTimeUnboundedPrecedingFunction``
   emit in ``processElement``).
+- **emitted time attributes**: the output columns ``stamped`` (a processing-time window's
+  ``window_time``, a SESSION TVF's time attribute column) are set to the processing time of the
+  emission in every batch the operator sends (a firing's tick, or the arrival of a batch a TVF
+  passes on at once): Flink 2.3 keeps them processing-time attributes and materializes them
+  where they are read (``PROCTIME_MATERIALIZE``, the processing time then), not ``window_end -
+  1`` (recorded: ``scripts/flink_proctime_window_time.py``).
 - **watermarks** of the input pass through untouched and fire nothing.
 - **checkpoints**: the pending windows and their timers are the inner operator's keyed state, so
   a snapshot holds them; after a restore, a timer whose time has passed fires at the first tick
@@ -28,6 +34,8 @@ Output is insert-only, as the inner operator's.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import pyarrow as pa
 
@@ -51,14 +59,17 @@ class ProcessingTimeOperator(Operator):
         ts_index: the input column the inner operator reads as its time.
         eager: fire the inner operator's timers right after each batch (rows frames, unbounded
             OVER), not only at ticks.
+        stamped: output columns (of the inner operator's batches) set to the processing time of
+            their emission: its processing-time attributes (module docstring).
     """
 
     wants_ticks = True
 
-    def __init__(self, inner: Operator, ts_index: int, eager: bool = False):
+    def __init__(self, inner: Operator, ts_index: int, eager: bool = False, stamped: tuple[int, ...] = ()):
         self.inner = inner
         self.ts_index = ts_index
         self.eager = eager
+        self.stamped = stamped
         self.stateful = inner.stateful
         self.state_ttl_missing = inner.state_ttl_missing
         self.time = 0  # the processing time (ms): strictly after every batch and firing so far
@@ -75,7 +86,7 @@ class ProcessingTimeOperator(Operator):
                                        input_index)
         if self.eager:
             out += self._fire()
-        return out
+        return self._stamp(out)
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
         """An event-time watermark fires nothing here: forward it."""
@@ -92,7 +103,21 @@ class ProcessingTimeOperator(Operator):
 
     def _fire(self) -> list[Element]:
         out = self.inner.process_watermark(Watermark(self.time))
-        return [el for el in out if not isinstance(el, Watermark)]
+        return self._stamp([el for el in out if not isinstance(el, Watermark)])
+
+    def _stamp(self, out: list[Element]) -> list[Element]:
+        """``out`` with the :attr:`stamped` columns of its batches set to the processing time."""
+        if not self.stamped:
+            return out
+        stamped = []
+        for el in out:
+            if isinstance(el, Batch):
+                table = el.table
+                for index in self.stamped:
+                    table = stamp_time(table, index, self.time)
+                el = dataclasses.replace(el, table=table)
+            stamped.append(el)
+        return stamped
 
     def snapshot_state(self, checkpoint_id: int) -> None:
         """The inner operator's snapshot: its pending windows and timers are keyed state."""

@@ -27,7 +27,8 @@ it), so a session starts at its first row's arrival and ends at its last one's +
 out at the first tick with the processing time at or past ``end - 1`` (the "watermark" it gets
 is the processing time). Their time attribute column and ``window_time`` are the processing time
 of that emission, as Flink's ``PROCTIME_MATERIALIZE`` of both after the TVF (they are no arrival
-times there either); ``window_start`` / ``window_end`` are the session's bounds. Open sessions and
+times there either; ``ProcessingTimeOperator`` sets them, ``stamped``); ``window_start`` /
+``window_end`` are the session's bounds. Open sessions and
 their timers are state like the event-time ones (restored, a due one fires at the first tick).
 
 State layout (``key`` = :func:`~streamsql.state.layout.encode_keys` of the PARTITION BY key,
@@ -54,7 +55,6 @@ from streamsql.plan.specs import WindowSpec
 from streamsql.runtime.evaluator import query_table
 from streamsql.runtime.operators.join_state import rows_of
 from streamsql.runtime.operators.local_time import to_local
-from streamsql.runtime.operators.proctime import stamp_time
 from streamsql.runtime.operators.rowtime_nulls import count_dropped
 from streamsql.runtime.operators.session_window import fire_sessions, islands_sql, merge_batch, window_time
 from streamsql.runtime.operators.window_agg import WindowOperatorBase, _rows_to_table, rowtimes
@@ -90,7 +90,6 @@ class SessionTableFunctionOperator(WindowOperatorBase):
         names = ['"' + input_schema.names[i].replace('"', '""') + '"' for i in self.key_indices]
         self._islands_sql, _ = islands_sql(names, [input_schema.types[i] for i in self.key_indices], spec.gap)
         self._con = python_functions.cursor()
-        self._emitted_at = 0  # over processing time: the instant (ms) of the firing being emitted
 
     def process_batch(self, batch: Batch, input_index: int) -> list[Element]:
         """Merge the batch's rows, by batch-local session, into their keys' open sessions."""
@@ -134,12 +133,7 @@ class SessionTableFunctionOperator(WindowOperatorBase):
         return []
 
     def process_watermark(self, watermark: Watermark) -> list[Element]:
-        """Emit the rows of every session with ``end - 1 <= watermark``, then forward the watermark.
-
-        Over processing time ``watermark`` is the processing time (ms since the epoch): the emitted
-        rows' time attribute and ``window_time`` (module docstring).
-        """
-        self._emitted_at = watermark.timestamp
+        """Emit the rows of every session with ``end - 1 <= watermark``, then forward the watermark."""
         return self._fire_due_keys(watermark, self._fire_key)
 
     def _fire_key(self, skey: bytes, raw: bytes, wm: int, emitted: list, puts: list, deletes: list) -> None:
@@ -150,13 +144,5 @@ class SessionTableFunctionOperator(WindowOperatorBase):
             emitted.extend((end, tuple(r) + (start, end, time)) for r in rows)
 
     def _to_table(self, rows: list[tuple]) -> pa.Table:
-        """Output rows (input columns, then window start, end, time as int ms) → Arrow.
-
-        Over processing time the time attribute and ``window_time`` are the emission's time, as
-        Flink's ``PROCTIME_MATERIALIZE`` after the TVF.
-        """
-        table = _rows_to_table(rows, self.output_schema, len(self.output_schema) - 3)
-        if self.spec.proctime:
-            for index in (self.ts_index, len(self.output_schema) - 1):
-                table = stamp_time(table, index, self._emitted_at)
-        return table
+        """Output rows (input columns, then window start, end, time as int ms) → Arrow."""
+        return _rows_to_table(rows, self.output_schema, len(self.output_schema) - 3)
