@@ -16,6 +16,9 @@ Writes ``tests/connectors/negative_zero_flink.json``, which
   BETWEEN, ``=``, ``<>`` of a FLOAT with a DOUBLE, columns and literals) over a ``json`` table
   ``fo (id INT, f FLOAT, d DOUBLE)`` of the pairs :data:`ORDER_ROWS` (values where comparing in FLOAT
   or in DOUBLE differ: 0.1, 16777217, past FLOAT's range, NaN, -0.0), the rows ``[id, v]``;
+- ``projected``: for ``debezium-json``, ``canal-json`` and ``maxwell-json`` tables with a DECIMAL
+  column and a ROW holding a DECIMAL, the rows of queries (:data:`PROJECTED`) that read the DECIMAL or
+  leave it out: the BigDecimal mode follows the projected row type (session 36);
 - ``json_functions``: for each query of :data:`JSON_FUNCTIONS` over a ``json`` table ``js (id INT,
   s STRING)`` of the documents :data:`JSON_DOCS` (a member ``-0``, ``-0.0`` ...), the rows: where a
   JSON number is read by a function (JSON_VALUE RETURNING DOUBLE / FLOAT / DECIMAL, JSON_QUERY,
@@ -160,6 +163,33 @@ def _json_functions(tenv, root: Path) -> dict:
     return {"lines": lines, "queries": grid}
 
 
+#: ``projected``: queries over ``{t}`` (a changelog format's table with a DECIMAL column ``dm``, and
+#: a ROW ``w2`` holding a DECIMAL field) that read the DECIMAL or leave it out (Flink's filesystem
+#: source pushes its projection into the format, whose row type then decides the BigDecimal mode).
+PROJECTED = {
+    "no_decimal": "SELECT id, f, r, w, arr, m FROM {t}",
+    "decimal": "SELECT id, f, dm FROM {t}",
+    "row_field_plain": "SELECT id, f, w2.a FROM {t}",
+    "row_field_decimal": "SELECT id, f, w2.x FROM {t}",
+    "row_whole": "SELECT id, f, w2 FROM {t}",
+}
+PROJECTED_COLUMNS = COLUMNS + ", dm DECIMAL(10, 2), w2 ROW<a DOUBLE, x DECIMAL(10, 2)>"
+
+
+def _projected(tenv, root: Path) -> dict:
+    """The grid ``projected`` (see :data:`PROJECTED`), for each changelog JSON format."""
+    grid = {}
+    for fmt in ("debezium-json", "canal-json", "maxwell-json"):
+        name = "p_" + fmt.replace("-", "_")
+        lines_table(tenv, name, PROJECTED_COLUMNS, root / name, messages(fmt), fmt, False)
+        for key, sql in PROJECTED.items():
+            q = sql.format(t=name)
+            grid[f"{name}/{key}"] = {"format": fmt, "sql": q, "messages": messages(fmt),
+                                     "rows": rows_or_error(tenv, q, lambda r: json.dumps(as_json(r)))}
+            print(name, key, grid[f"{name}/{key}"]["rows"], flush=True)
+    return {"columns": PROJECTED_COLUMNS, "queries": grid}
+
+
 def main(grids: list[str]) -> None:
     """Run the grids (those named; the others kept from :data:`OUT`); write :data:`OUT`."""
     root = Path(tempfile.mkdtemp(prefix="flink-negative-zero-"))
@@ -169,6 +199,8 @@ def main(grids: list[str]) -> None:
         out["float_order"] = _float_order(tenv, root)
     if not grids or "json_functions" in grids:
         out["json_functions"] = _json_functions(tenv, root)
+    if not grids or "projected" in grids:
+        out["projected"] = _projected(tenv, root)
     if grids and not {"formats", "float_double"} & set(grids):
         OUT.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
         return

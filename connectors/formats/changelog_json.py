@@ -49,7 +49,7 @@ from streamsql.connectors.formats.json import (
 from streamsql.connectors.formats.json_depth import check_depth, deep_recursion
 from streamsql.connectors.formats.json_encode import python_columns
 
-from streamsql.core.connector import OptionSpec, choice_option, flag_option
+from streamsql.core.connector import OptionSpec, choice_option, flag_option, read_tree
 from streamsql.core.elements import Batch, RowKind
 from streamsql.core.types import Schema, SqlType
 
@@ -192,6 +192,17 @@ class ChangelogJsonDecoder(Decoder):
         self.metadata_keys: list[str] = []
         self._meta_convs: list[tuple[Metadata, Callable[[Any], Any]]] = []
         self.metadata: list[pa.Array] = []
+
+    def project(self, read: frozenset[tuple[str, ...]]) -> None:
+        """The columns read: the row type Flink's projection pushdown gives the deserializer.
+
+        Jackson reads every float as a ``BigDecimal`` (no -0) only when that projected type holds a
+        DECIMAL: a filesystem table with a DECIMAL column reads ``-0.0`` as -0.0 under ``SELECT id,
+        f`` and as 0.0 under ``SELECT id, f, dm``, or under ``SELECT id, f, w2.a`` of a ROW ``w2``
+        holding a DECIMAL field (Flink 2.3, ``scripts/flink_negative_zero.py`` ``projected``).
+        """
+        read_names = read_tree(read)  # a ROW column's field read reads the whole column (no nested pushdown)
+        self.unsigned_zeros = any(holds_decimal(f.type) for f in self.schema if f.name.lower() in read_names)
 
     def request_metadata(self, keys: list[str]) -> None:
         """Produce the metadata ``keys`` (keys of :attr:`METADATA`) in :attr:`metadata` from now on."""

@@ -101,3 +101,25 @@ def test_json_functions_read_negative_zeros_as_flink(key, js_env):
         return
     rows = sorted(json.dumps(list(r)) for _, r in js_env.execute_sql(case["sql"]).collect(timeout=60))
     assert rows == case["rows"]
+
+
+_PROJECTED = ORACLE["projected"]
+
+
+@pytest.mark.parametrize("key", sorted(_PROJECTED["queries"]))
+def test_projection_decides_the_decimal_rule_as_flink(key, tmp_path):
+    """A changelog JSON table with DECIMAL columns: -0.0 stays -0.0 when the query reads none of
+    them (Flink's filesystem source pushes its projection into the format), 0.0 when it does."""
+    case = _PROJECTED["queries"][key]
+    name = key.split("/")[0]
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "r.json").write_text("\n".join(case["messages"]) + "\n")
+    config = {"execution.checkpointing.dir": str(tmp_path / "chk"), "state.dir": str(tmp_path / "st"),
+              "restart-strategy.type": "none"}
+    with StreamEnvironment(config) as env:
+        env.execute_sql(f"CREATE TABLE {name} ({_PROJECTED['columns']}) WITH ('connector' = 'filesystem', "
+                        f"'path' = '{folder}', 'format' = '{case['format']}')")
+        rows = list(env.execute_sql(case["sql"]).collect(timeout=60))
+    got = sorted(json.dumps([_kind(k), *_plain(list(r))]) for k, r in rows)
+    assert got == sorted(case["rows"])

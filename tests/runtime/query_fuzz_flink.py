@@ -126,7 +126,6 @@ KNOWN: dict[int, str] = {
              "answers as StreamSQL (query_fuzz_one_phase_flink.json, topnsort36)"),
     500127: ("winagg35 area: MIN(f) FILTER (WHERE f <> 0) of a CUMULATE window holding NaN is NaN in "
              "Flink, -1.0E308 here"),
-    500149: "winagg35 area: SUM(r) of -0.0 FLOATs in a TUMBLE window is -0.0 in Flink, 0.0 here",
     500184: ("winagg35 area: AVG(f) of a TUMBLE window holding -Infinity and -1.0E308 is "
              "-1.1111111111111111E307 in Flink, -Infinity here"),
     500200: ("winagg35 area: AVG(f) of a lone -0.0 in a SESSION window (PARTITION BY f) is -0.0 in Flink, "
