@@ -36,20 +36,25 @@ def _kind(k) -> str:
     return {0: "+I", 1: "-U", 2: "+U", 3: "-D"}[int(k)]
 
 
-@pytest.mark.parametrize("name", sorted(ORACLE["formats"]))
-def test_negative_zeros_are_flinks(name, tmp_path):
-    case = ORACLE["formats"][name]
+def _read(tmp_path, name: str, columns: str, fmt: str, messages: list[str], sql: str) -> list[str]:
+    """The rows (sorted JSON texts: kind, then values) of ``sql`` over a filesystem table ``name``."""
     folder = tmp_path / name
     folder.mkdir()
-    (folder / "r.json").write_text("\n".join(case["messages"]) + "\n")
+    (folder / "r.json").write_text("\n".join(messages) + "\n")
     config = {"execution.checkpointing.dir": str(tmp_path / "chk"), "state.dir": str(tmp_path / "st"),
               "restart-strategy.type": "none"}
     with StreamEnvironment(config) as env:
-        env.execute_sql(f"CREATE TABLE {name} ({case['columns']}) WITH ('connector' = 'filesystem', "
-                        f"'path' = '{folder}', 'format' = '{case['format']}')")
-        rows = list(env.execute_sql(f"SELECT * FROM {name}").collect(timeout=60))
-    got = sorted(json.dumps([_kind(k), *_plain(list(r))]) for k, r in rows)
-    assert got == case["rows"]
+        env.execute_sql(f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'filesystem', "
+                        f"'path' = '{folder}', 'format' = '{fmt}')")
+        rows = list(env.execute_sql(sql).collect(timeout=60))
+    return sorted(json.dumps([_kind(k), *_plain(list(r))]) for k, r in rows)
+
+
+@pytest.mark.parametrize("name", sorted(ORACLE["formats"]))
+def test_negative_zeros_are_flinks(name, tmp_path):
+    case = ORACLE["formats"][name]
+    assert _read(tmp_path, name, case["columns"], case["format"], case["messages"], f"SELECT * FROM {name}") \
+        == case["rows"]
 
 
 @pytest.mark.parametrize("name", ["t_debezium_json", "t_debezium_json_dec"])
@@ -112,14 +117,5 @@ def test_projection_decides_the_decimal_rule_as_flink(key, tmp_path):
     them (Flink's filesystem source pushes its projection into the format), 0.0 when it does."""
     case = _PROJECTED["queries"][key]
     name = key.split("/")[0]
-    folder = tmp_path / name
-    folder.mkdir()
-    (folder / "r.json").write_text("\n".join(case["messages"]) + "\n")
-    config = {"execution.checkpointing.dir": str(tmp_path / "chk"), "state.dir": str(tmp_path / "st"),
-              "restart-strategy.type": "none"}
-    with StreamEnvironment(config) as env:
-        env.execute_sql(f"CREATE TABLE {name} ({_PROJECTED['columns']}) WITH ('connector' = 'filesystem', "
-                        f"'path' = '{folder}', 'format' = '{case['format']}')")
-        rows = list(env.execute_sql(case["sql"]).collect(timeout=60))
-    got = sorted(json.dumps([_kind(k), *_plain(list(r))]) for k, r in rows)
+    got = _read(tmp_path, name, _PROJECTED["columns"], case["format"], case["messages"], case["sql"])
     assert got == sorted(case["rows"])
