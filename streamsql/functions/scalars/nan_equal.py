@@ -45,6 +45,19 @@ def _sql(x: exp.Expression) -> str:
     return f"({x.sql(dialect='duckdb')})"
 
 
+def _number_literal(n: exp.Expression) -> bool:
+    """Whether ``n`` is a number literal, never a NaN.
+
+    Under parentheses, a sign or a CAST, or a sum of such (the binder types ``1E20`` as ``1E20 +
+    CAST(0 AS DOUBLE)``).
+    """
+    while isinstance(n, (exp.Paren, exp.Neg, exp.Cast)):
+        n = n.this
+    if isinstance(n, exp.Add):
+        return _number_literal(n.this) and _number_literal(n.expression)
+    return isinstance(n, exp.Literal) and not n.is_string
+
+
 def java_equality(n: exp.Expression) -> exp.Expression | None:
     """The compiled ``=`` / ``<>`` / ``IN`` ``n`` (operands compiled and typed) with Java's NaN.
 
@@ -55,6 +68,8 @@ def java_equality(n: exp.Expression) -> exp.Expression | None:
         nans = [f"isnan({{{i}}})" for i, x in enumerate((n.this, n.expression)) if _floating(x)]
         if not nans or n.this == n.expression:  # Calcite: x = x is x IS NOT NULL OR NULL (a NaN too)
             return None
+        if _number_literal(n.this) or _number_literal(n.expression):
+            return None  # against a number DuckDB's NaN equals nothing too (a partition filter stays plain)
         return template(f"CASE WHEN {' OR '.join(nans)} THEN (CASE WHEN {{0}} IS NULL OR {{1}} IS NULL "
                         f"THEN NULL ELSE {nan_answer} END) ELSE {{0}} {op} {{1}} END",
                         _sql(n.this), _sql(n.expression))
