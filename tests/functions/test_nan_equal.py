@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from streamsql import StreamEnvironment
+from tests.functions.recorded_table import recorded_table_env
 
 FLINK = json.loads((Path(__file__).parent / "nan_equal_flink.json").read_text())
 _SIGN = {"+I": 1, "+U": 1, "-U": -1, "-D": -1}
@@ -36,14 +36,7 @@ _GAPS = {
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    d = tmp_path_factory.mktemp("nan_equal")
-    path = d / "t.json"
-    path.write_text("".join(json.dumps(r) + "\n" for r in FLINK["records"]))
-    e = StreamEnvironment({"state.dir": str(d / "s"), "execution.checkpointing.dir": str(d / "c")})
-    e.execute_sql(f"CREATE TABLE t ({FLINK['columns']}) WITH ('connector' = 'filesystem', "
-                  f"'path' = '{path}', 'format' = 'json')")
-    yield e
-    e.close()
+    yield from recorded_table_env(tmp_path_factory.mktemp("nan_equal"), FLINK)
 
 
 def _value(v):

@@ -12,21 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from streamsql import StreamEnvironment
+from tests.functions.recorded_table import recorded_table_env
 
 FLINK = json.loads((Path(__file__).parent / "nan_not_flink.json").read_text())
 
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    d = tmp_path_factory.mktemp("nan_not")
-    path = d / "t.json"
-    path.write_text("".join(json.dumps(r) + "\n" for r in FLINK["records"]))
-    e = StreamEnvironment({"state.dir": str(d / "s"), "execution.checkpointing.dir": str(d / "c")})
-    e.execute_sql(f"CREATE TABLE t ({FLINK['columns']}) WITH ('connector' = 'filesystem', "
-                  f"'path' = '{path}', 'format' = 'json')")
-    yield e
-    e.close()
+    yield from recorded_table_env(tmp_path_factory.mktemp("nan_not"), FLINK)
 
 
 @pytest.mark.parametrize("cond", sorted(FLINK["cases"]))
